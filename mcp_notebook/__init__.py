@@ -1,0 +1,114 @@
+"""mcp-notebook: build, serve, inspect and learn MCP servers from a Jupyter notebook.
+
+>>> %load_ext mcp_notebook
+>>> from mcp_notebook import tool
+>>> @tool(read_only=True)
+... def add(a: int, b: int) -> int:
+...     "Add two integers."
+...     return a + b
+>>> srv = %mcp_serve
+>>> %mcp_call add a=2 b=3
+
+Importing this package is cheap: the MCP SDK and the HTTP server load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
+from ._errors import (
+    ClientConnectionError,
+    MCPNotebookError,
+    ProtocolError,
+    ServerError,
+    ToolDefinitionError,
+    ToolError,
+)
+from ._text import get_language, set_language
+
+if TYPE_CHECKING:
+    from ._client import CallResult, call, list_tools
+    from ._runtime import ServerHandle, current_server, serve, stop
+
+from ._version import __version__
+
+__all__ = [
+    "CallResult",
+    "Catalogue",
+    "ClientConnectionError",
+    "MCPNotebookError",
+    "ProtocolError",
+    "ServerError",
+    "ServerHandle",
+    "ToolDefinitionError",
+    "ToolEntry",
+    "ToolError",
+    "__version__",
+    "call",
+    "current_server",
+    "get_language",
+    "list_tools",
+    "load_ipython_extension",
+    "remove_tool",
+    "serve",
+    "set_language",
+    "stop",
+    "tool",
+    "unload_ipython_extension",
+]
+
+# Loaded on first use: these import the MCP SDK and uvicorn, which take over a second.
+_LAZY = {
+    "CallResult": "._client",
+    "call": "._client",
+    "list_tools": "._client",
+    "ServerHandle": "._runtime",
+    "current_server": "._runtime",
+    "serve": "._runtime",
+    "stop": "._runtime",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def remove_tool(name: str, catalogue: Catalogue | None = None) -> None:
+    """Remove the tool `name`; connected clients are told the tool list changed.
+
+    Raises
+    ------
+    KeyError
+        No tool has that name (the message lists the tools that do exist).
+    """
+    (catalogue if catalogue is not None else default_catalogue).remove(name)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext mcp_notebook``: register the magics (and nothing heavier)."""
+    from ._magics import register
+
+    register(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext mcp_notebook``: stop the server, free its port, remove the magics."""
+    import sys
+
+    from ._magics import unregister
+
+    unregister(ipython)
+    runtime_module = sys.modules.get(f"{__name__}._runtime")
+    if runtime_module is not None:
+        runtime_module.runtime.close()

@@ -1,0 +1,284 @@
+"""The catalogue: Python callables turned into MCP tool entries.
+
+Pure: no IPython, no threads, no widgets, no `mcp` import. Re-running a notebook cell that
+redefines a tool replaces the entry in place (its position in `tools/list` stays stable) and
+emits a change event; listeners (the server, widgets) decide what to do with it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, overload
+
+from ._errors import ToolDefinitionError
+from ._schema import FunctionSchema, compile_validator, function_schema
+from ._text import t
+
+F = TypeVar("F", bound=Callable[..., Any])
+RunIn = Literal["thread", "kernel"]
+ChangeListener = Callable[[str], None]
+
+# Spec 2025-11-25, server/tools "Tool names": 1-128 characters, case-sensitive, [A-Za-z0-9_.-].
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+_BAD_CHAR_RE = re.compile(r"[^A-Za-z0-9_.\-]")
+
+_ANNOTATION_KEYS = {
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
+}
+
+
+def check_tool_name(name: str) -> None:
+    """Raise `ToolDefinitionError` unless `name` follows the spec's tool-name rules."""
+    if _NAME_RE.match(name):
+        return
+    if not name:
+        why = t("name.empty")
+    elif len(name) > 128:
+        why = t("name.too_long", n=len(name))
+    else:
+        bad = sorted(set(_BAD_CHAR_RE.findall(name)))
+        why = t("name.bad_chars", chars=", ".join(repr(c) for c in bad))
+    suggestion = _BAD_CHAR_RE.sub("_", name).strip("_")[:128] or "my_tool"
+    raise ToolDefinitionError(t("name.invalid", name=name, why=why, suggestion=suggestion))
+
+
+@dataclass(frozen=True, eq=False)
+class ToolEntry:
+    """One tool: the function, its schemas and what the server advertises about it."""
+
+    name: str
+    fn: Callable[..., Any]
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    wraps_output: bool
+    title: str | None = None
+    annotations: dict[str, bool] = field(default_factory=dict)
+    run_in: RunIn | None = None
+
+    @property
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.fn)
+
+    @property
+    def read_only(self) -> bool:
+        return self.annotations.get("readOnlyHint") is True
+
+    def validator(self) -> Any:
+        return compile_validator(self.input_schema)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The tool as `tools/list` shows it (JSON, camelCase keys)."""
+        wire: dict[str, Any] = {"name": self.name}
+        if self.title:
+            wire["title"] = self.title
+        if self.description:
+            wire["description"] = self.description
+        wire["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            wire["outputSchema"] = self.output_schema
+        if self.annotations or self.title:
+            notes: dict[str, Any] = dict(self.annotations)
+            if self.title:
+                notes["title"] = self.title
+            wire["annotations"] = notes
+        return wire
+
+
+def make_entry(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    output_schema: Mapping[str, Any] | Literal[False] | None = None,
+    run_in: RunIn | None = None,
+) -> ToolEntry:
+    """Build a `ToolEntry` from a function and the decorator's options."""
+    if not callable(fn):
+        raise ToolDefinitionError(t("tool.not_callable", what=type(fn).__name__))
+    tool_name = name if name is not None else getattr(fn, "__name__", "")
+    check_tool_name(tool_name)
+    if read_only and destructive:
+        raise ToolDefinitionError(t("tool.annotations_conflict", name=tool_name))
+    if run_in not in (None, "thread", "kernel"):
+        raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
+    schema: FunctionSchema = function_schema(fn)
+    flags = {"read_only": read_only, "destructive": destructive, "idempotent": idempotent, "open_world": open_world}
+    annotations = {_ANNOTATION_KEYS[k]: v for k, v in flags.items() if v is not None}
+    if read_only and destructive is None:
+        # A read-only tool cannot destroy anything; say so rather than leave the spec default (true).
+        annotations["destructiveHint"] = False
+    out: dict[str, Any] | None
+    wraps = schema.wraps_output
+    if output_schema is False:
+        out, wraps = None, False
+    elif output_schema is not None:
+        out, wraps = dict(output_schema), False
+        compile_validator(out)  # fail now, at definition time, on a malformed override
+    else:
+        out = schema.output_schema
+    return ToolEntry(
+        name=tool_name,
+        fn=fn,
+        description=description if description is not None else schema.description,
+        input_schema=schema.input_schema,
+        output_schema=out,
+        wraps_output=wraps,
+        title=title,
+        annotations=annotations,
+        run_in=run_in,
+    )
+
+
+class Catalogue:
+    """An ordered, thread-safe set of tools with change events.
+
+    Order is definition order; redefining a tool keeps its place, so `tools/list` pages stay
+    stable while a notebook is being edited.
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolEntry] = {}
+        self._lock = threading.RLock()
+        self._listeners: dict[object, ChangeListener] = {}
+
+    def add(self, entry: ToolEntry) -> ToolEntry:
+        with self._lock:
+            self._tools[entry.name] = entry
+        self._emit("tools")
+        return entry
+
+    def remove(self, name: str) -> ToolEntry:
+        """Remove the tool `name`; raise `KeyError` with a helpful message if there is none."""
+        with self._lock:
+            if name not in self._tools:
+                raise KeyError(self.unknown_message(name))
+            entry = self._tools.pop(name)
+        self._emit("tools")
+        return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            had = bool(self._tools)
+            self._tools.clear()
+        if had:
+            self._emit("tools")
+
+    def get(self, name: str) -> ToolEntry | None:
+        with self._lock:
+            return self._tools.get(name)
+
+    def tools(self) -> list[ToolEntry]:
+        with self._lock:
+            return list(self._tools.values())
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return list(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[ToolEntry]:
+        return iter(self.tools())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def near_names(self, name: str, n: int = 3) -> list[str]:
+        """Tool names that look like `name` (for "did you mean" hints)."""
+        names = self.names()
+        lowered = {candidate.lower(): candidate for candidate in names}
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
+        return [lowered[c] for c in close]
+
+    def unknown_message(self, name: str) -> str:
+        near = self.near_names(name)
+        hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+        known = ", ".join(self.names()) or t("none")
+        return t("tool.unknown_local", name=name, hint=hint, known=known)
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call `listener(kind)` after every change; returns an idempotent unsubscribe."""
+        token = object()
+        with self._lock:
+            self._listeners[token] = listener
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    def _emit(self, kind: str) -> None:
+        with self._lock:
+            listeners = list(self._listeners.values())
+        for listener in listeners:
+            listener(kind)
+
+
+default_catalogue = Catalogue()
+"""The catalogue that `@tool` fills and `serve()` serves unless told otherwise."""
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    output_schema: Mapping[str, Any] | Literal[False] | None = None,
+    run_in: RunIn | None = None,
+    catalogue: Catalogue | None = None,
+) -> Callable[[F], F]: ...
+def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, **options: Any) -> Any:
+    """Make a notebook function an MCP tool, bare (``@tool``) or with options (``@tool(...)``).
+
+    The function is returned unchanged, so it can still be called directly in the notebook.
+    Running the cell again replaces the tool and tells connected clients.
+
+    Parameters
+    ----------
+    name:
+        Tool name (default: the function's name). 1-128 characters of ``A-Za-z0-9_.-``.
+    title:
+        Human-readable title for clients' UIs.
+    description:
+        What the tool does and when to use it (default: the docstring).
+    read_only, destructive, idempotent, open_world:
+        Behaviour hints (``readOnlyHint`` ...). Clients must treat them as untrusted claims.
+    output_schema:
+        Override the schema derived from the return annotation, or ``False`` for none.
+    run_in:
+        ``"thread"`` (a worker thread) or ``"kernel"`` (the kernel's main thread); default: the server's.
+    catalogue:
+        Where to register (default: the catalogue ``serve()`` serves).
+    """
+    target = catalogue if catalogue is not None else default_catalogue
+
+    def register(func: F) -> F:
+        target.add(make_entry(func, **options))
+        return func
+
+    if fn is None:
+        return register
+    return register(fn)

@@ -1,0 +1,338 @@
+"""A synchronous client for magics and plain Python: call tools on any MCP server.
+
+Targets: the in-kernel server (default), any Streamable HTTP URL, or a stdio command. The SDK's
+`Client` is async and must be entered and exited by one task; each connection here is owned by
+one task on the runtime's background loop, and requests are handed to that loop. A cell waiting
+for an answer from the in-kernel server keeps running queued ``run_in="kernel"`` calls, so it
+cannot deadlock with the server it is calling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import math
+import os
+import shlex
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from ._errors import ClientConnectionError, ProtocolError, ServerError
+from ._runtime import current_server, runtime
+from ._text import t
+
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass
+class CallResult:
+    """The result of a ``tools/call``: a tool result, possibly a tool execution error.
+
+    Attributes
+    ----------
+    content:
+        The content blocks as JSON dicts (``{"type": "text", "text": ...}``, images ...).
+    structured_content:
+        The ``structuredContent`` object, if the tool returned one.
+    is_error:
+        True for a tool execution error (the tool ran, or tried to, and reports a problem).
+    """
+
+    tool: str
+    content: list[dict[str, Any]]
+    structured_content: dict[str, Any] | None = None
+    is_error: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def text(self) -> str:
+        """All text blocks, joined by newlines."""
+        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
+
+    def __repr__(self) -> str:
+        label = t("result.error_label") if self.is_error else t("result.ok_label")
+        lines = [f"{label}: {self.tool}"]
+        for block in self.content:
+            kind = block.get("type")
+            if kind == "text":
+                lines.append(block["text"])
+            elif kind in ("image", "audio"):
+                lines.append(f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', '')) * 3 // 4} bytes]")
+            else:
+                lines.append(f"[{kind}] {json.dumps(block, ensure_ascii=False)[:200]}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        colour = "#b3261e" if self.is_error else "#1b6e3a"
+        label = t("result.error_label") if self.is_error else t("result.ok_label")
+        parts = [f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>']
+        for block in self.content:
+            kind = block.get("type")
+            if kind == "text":
+                parts.append(f"<pre>{html.escape(block['text'])}</pre>")
+            elif kind == "image":
+                parts.append(f'<img src="data:{block["mimeType"]};base64,{block["data"]}"/>')
+            else:
+                parts.append(f"<pre>{html.escape(json.dumps(block, ensure_ascii=False, indent=2))}</pre>")
+        parts.append("</div>")
+        return "".join(parts)
+
+
+class _Connection:
+    """One SDK `Client`, entered and exited by one task on the runtime loop."""
+
+    def __init__(self, open_client: Callable[[], Any], target: str) -> None:
+        self.target = target
+        self._open_client = open_client
+        self._closed: anyio.Event | None = None
+        self.client: Any = None
+
+    async def run(self, timeout: float, *, task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED) -> None:
+        self._closed = anyio.Event()
+        # One scope for the whole life of the connection (anyio scopes must nest), with a
+        # deadline only while connecting.
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+            async with self._open_client() as client:
+                self.client = client
+                scope.deadline = math.inf
+                task_status.started(client)
+                await self._closed.wait()
+        if scope.cancelled_caught and self.client is None:
+            raise TimeoutError
+
+    async def close(self) -> None:
+        if self._closed is not None:
+            self._closed.set()
+
+
+class ClientPool:
+    """Open connections, reused across calls and keyed by target."""
+
+    def __init__(self) -> None:
+        self._connections: dict[tuple[str, ...], _Connection] = {}
+        self._lock = threading.Lock()
+        runtime.on_close(self.close_all)
+        # Close our connections to a server before it stops: an open GET stream would hold its shutdown.
+        runtime.before_server_stop.append(lambda server: self.close_target(server.url))
+
+    def get(self, key: tuple[str, ...], open_client: Callable[[], Any], target: str, timeout: float) -> _Connection:
+        with self._lock:
+            connection = self._connections.get(key)
+        if connection is not None:
+            return connection
+        connection = _Connection(open_client, target)
+        try:
+            # The owner task outlives this call: start_task leaves it running in the portal.
+            runtime.portal().start_task(connection.run, timeout)
+        except TimeoutError:
+            raise ClientConnectionError(t("client.timeout", target=target, seconds=timeout)) from None
+        except Exception as exc:
+            raise ClientConnectionError(t("client.unreachable", target=target, error=_describe(exc))) from exc
+        with self._lock:
+            self._connections[key] = connection
+        return connection
+
+    def drop(self, key: tuple[str, ...], *, wait: bool = False) -> None:
+        with self._lock:
+            connection = self._connections.pop(key, None)
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                future = runtime.portal().start_task_soon(connection.close)
+                if wait:
+                    future.result(5)
+
+    def close_target(self, target: str) -> None:
+        with self._lock:
+            keys = [key for key, connection in self._connections.items() if connection.target == target]
+        for key in keys:
+            self.drop(key, wait=True)
+
+    def close_all(self) -> None:
+        with self._lock:
+            connections, self._connections = list(self._connections.values()), {}
+        for connection in connections:
+            with contextlib.suppress(Exception):
+                runtime.portal().call(connection.close)
+
+
+_pool: ClientPool | None = None
+
+
+def _get_pool() -> ClientPool:
+    global _pool
+    if _pool is None:
+        _pool = ClientPool()
+    return _pool
+
+
+def _wait(future: Any, timeout: float, target: str) -> Any:
+    try:
+        if threading.current_thread() is threading.main_thread():
+            return runtime.kernel_pump.wait(future, timeout)
+        return future.result(timeout)
+    except TimeoutError:
+        future.cancel()
+        raise ClientConnectionError(t("client.timeout", target=target, seconds=timeout)) from None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _resolve_target(url: str | None, token: str | None, stdio: str | None, mode: str) -> tuple[tuple[str, ...], Callable[[], Any], str]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    if stdio is not None:
+        argv = shlex.split(stdio)
+        params = StdioServerParameters(command=argv[0], args=argv[1:])
+
+        @contextlib.asynccontextmanager
+        async def open_stdio() -> AsyncIterator[Any]:
+            # The child's stderr must not land in a random cell: send it nowhere.
+            with open(os.devnull, "w") as errlog:
+                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:  # type: ignore[arg-type]
+                    yield client
+
+        return ("stdio", stdio, mode), open_stdio, stdio
+    if url is None:
+        server = current_server()
+        if server is None:
+            raise ServerError(t("serve.not_running"))
+        url, token = server.url, token or server.token
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def open_http() -> Any:
+        http = create_mcp_http_client(headers=headers)
+        return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode), http)  # type: ignore[arg-type]
+
+    return ("http", url, token or "", mode), open_http, url
+
+
+class _HttpClient:
+    """Enter an SDK client together with the httpx client it was given (which it does not own)."""
+
+    def __init__(self, client: Any, http: Any) -> None:
+        self._client, self._http = client, http
+
+    async def __aenter__(self) -> Any:
+        await self._http.__aenter__()
+        try:
+            return await self._client.__aenter__()
+        except BaseException:
+            await self._http.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await self._client.__aexit__(*exc)
+        finally:
+            await self._http.__aexit__(None, None, None)
+
+
+def request(
+    fn: Callable[[Any], Coroutine[Any, Any, Any]],
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Any:
+    """Run ``await fn(client)`` against the target and return its result (sync)."""
+    from mcp.shared.exceptions import MCPError
+
+    key, open_client, target = _resolve_target(url, token, stdio, mode)
+    pool = _get_pool()
+    for attempt in (1, 2):
+        connection = pool.get(key, open_client, target, timeout)
+        future = runtime.portal().start_task_soon(fn, connection.client)
+        try:
+            return _wait(future, timeout, target)
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
+        except ClientConnectionError:
+            pool.drop(key)
+            raise
+        except Exception as exc:
+            # A broken connection (server restarted, process gone): reconnect once, then give up.
+            pool.drop(key)
+            if attempt == 2:
+                raise ClientConnectionError(t("client.unreachable", target=target, error=_describe(exc))) from exc
+    raise AssertionError("unreachable")
+
+
+def call(
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> CallResult:
+    """Call the tool `name` and return its result.
+
+    Parameters
+    ----------
+    name, arguments:
+        The tool and its arguments (a dict of JSON values).
+    url, token:
+        Reach any Streamable HTTP server instead of the in-kernel one.
+    stdio:
+        A command line that starts a stdio MCP server, instead of a URL.
+    mode:
+        ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
+    timeout:
+        Seconds to wait for the answer.
+
+    Raises
+    ------
+    ProtocolError
+        The server answered with a JSON-RPC error (e.g. ``-32602`` for an unknown tool).
+    ClientConnectionError
+        The server could not be reached, or did not answer in time.
+    """
+
+    async def do(client: Any) -> Any:
+        return await client.call_tool(name, arguments or {})
+
+    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return CallResult(
+        tool=name,
+        content=raw.get("content", []),
+        structured_content=raw.get("structuredContent"),
+        is_error=bool(raw.get("isError")),
+        raw=raw,
+    )
+
+
+def list_tools(
+    *, url: str | None = None, token: str | None = None, stdio: str | None = None, mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[dict[str, Any]]:
+    """Every tool the target lists (all pages), as JSON dicts."""
+
+    async def do(client: Any) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return result

@@ -1,0 +1,67 @@
+"""The exceptions mcp-notebook raises.
+
+    MCPNotebookError
+    ├── ToolDefinitionError    a function cannot become a tool (bad name, unsupported type hint)
+    ├── ServerError            the in-kernel server cannot start or is not running
+    ├── ProtocolError          a server answered with a JSON-RPC error (carries .code, .data)
+    └── ClientConnectionError  the client could not reach or talk to a server
+    ToolError                  raised *by tool code* to return an error result to the model
+
+`ToolError` deliberately does not derive from `MCPNotebookError`: it is not a failure of
+this package but a message from a tool to the model (`isError: true`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MCPNotebookError(Exception):
+    """Base class of every error raised by mcp-notebook itself."""
+
+
+class ToolDefinitionError(MCPNotebookError, ValueError):
+    """A Python function cannot be turned into an MCP tool as written."""
+
+
+class ServerError(MCPNotebookError, RuntimeError):
+    """The in-kernel server could not start, or is not running."""
+
+
+class ClientConnectionError(MCPNotebookError, ConnectionError):
+    """The client could not reach the server, or the connection broke."""
+
+
+class ProtocolError(MCPNotebookError):
+    """A server answered a request with a JSON-RPC error (a protocol-layer error).
+
+    Parameters
+    ----------
+    code:
+        The JSON-RPC error code, e.g. ``-32602`` for an unknown tool.
+    message:
+        The server's message.
+    data:
+        The error's optional ``data`` member.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"[{code}] {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the layer and the code are what matter.
+        return [f"ProtocolError (JSON-RPC {self.code}): {self.message}"]
+
+
+class ToolError(Exception):
+    """Raise inside a tool to return a tool execution error (``isError: true``) to the model.
+
+    The message is sent as is, so write it for the model: what went wrong and what to do next.
+
+    Examples
+    --------
+    >>> raise ToolError("No order 'A-17'. List orders with list_orders, then retry with a listed id.")
+    """

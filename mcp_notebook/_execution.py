@@ -1,0 +1,218 @@
+"""Where tool functions run, and what happens to what they print.
+
+Two places, chosen per server (``serve(run_in=...)``) and per tool (``@tool(run_in=...)``):
+
+``"thread"`` (default)
+    A worker thread. The kernel stays free: a cell can run, and ``%mcp_call`` can wait for a
+    result, while a tool runs. The cost: a tool runs concurrently with the user's cells, so it
+    sees kernel variables as they are at that moment.
+``"kernel"``
+    The kernel's main thread, between cells, like code typed into a cell. Calls are serialized
+    with cells; while a cell is busy, a call waits (up to ``busy_timeout`` seconds, then the
+    model gets an error saying the kernel was busy). A cell that is itself waiting for a tool
+    result (``%mcp_call``) runs queued calls while it waits, so it can never deadlock.
+
+Async tools are awaited on the server's loop ("thread") or on the kernel's loop ("kernel").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import functools
+import io
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import anyio.to_thread
+
+_captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_notebook_captured", default=None)
+
+
+class KernelBusy(Exception):
+    """The kernel's main thread did not pick up a call in time."""
+
+
+class KernelPump:
+    """Runs callables on the kernel's main thread, from any other thread.
+
+    Work is queued and the kernel's event loop is asked to run it between cells. A main-thread
+    caller that blocks waiting for a result (the sync client behind ``%mcp_call``) drains the
+    queue itself while it waits, which is what rules out a deadlock.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.loop = loop
+        self._items: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = queue.SimpleQueue()
+        self._wakeup = threading.Event()
+
+    def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._items.put((fn, future))
+        self._wakeup.set()
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.drain)
+        return future
+
+    def drain(self) -> None:
+        """Run every queued callable now (call only on the kernel's main thread)."""
+        while True:
+            try:
+                fn, future = self._items.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue  # the caller gave up waiting (busy timeout): never run it late
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # handed to the waiting server task, which reports it
+                future.set_exception(exc)
+
+    def wait(self, future: concurrent.futures.Future[Any], timeout: float | None) -> Any:
+        """Block the main thread until `future` is done, running queued calls meanwhile."""
+        future.add_done_callback(lambda _: self._wakeup.set())
+        deadline = None if timeout is None else _monotonic() + timeout
+        while not future.done():
+            self._wakeup.clear()
+            self.drain()
+            if future.done():
+                break
+            remaining = None if deadline is None else deadline - _monotonic()
+            if remaining is not None and remaining <= 0:
+                raise TimeoutError
+            self._wakeup.wait(remaining)
+        return future.result()
+
+
+def _monotonic() -> float:
+    return time.monotonic()
+
+
+class ToolRunner:
+    """Calls tool functions where the server was told to, capturing their output."""
+
+    def __init__(
+        self,
+        run_in: str,
+        pump: KernelPump,
+        *,
+        busy_timeout: float = 30.0,
+        server_thread: Callable[[], threading.Thread | None] = lambda: None,
+    ) -> None:
+        self.run_in = run_in
+        self.pump = pump
+        self.busy_timeout = busy_timeout
+        self._server_thread = server_thread
+
+    async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None) -> tuple[Any, str]:
+        """Call ``fn(**kwargs)``; return its value and what it printed."""
+        where = run_in or self.run_in
+        install_capture(self._server_thread)
+        buffer = io.StringIO()
+        token = _captured.set(buffer)
+        try:
+            if where == "kernel":
+                value = await self._on_kernel(fn, kwargs, buffer)
+            elif asyncio.iscoroutinefunction(fn):
+                value = await fn(**kwargs)
+            else:
+                # to_thread copies this task's context, so prints in the worker land in `buffer`.
+                value = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs), abandon_on_cancel=True)
+        finally:
+            _captured.reset(token)
+        return value, buffer.getvalue()
+
+    async def _on_kernel(self, fn: Callable[..., Any], kwargs: dict[str, Any], buffer: io.StringIO) -> Any:
+        context = contextvars.copy_context()
+        server_loop = asyncio.get_running_loop()
+        started = asyncio.Event()
+
+        def mark_started() -> None:
+            server_loop.call_soon_threadsafe(started.set)
+
+        future: concurrent.futures.Future[Any]
+        if asyncio.iscoroutinefunction(fn):
+            loop = self.pump.loop
+            if loop is None or loop.is_closed():
+                raise KernelBusy
+            future = asyncio.run_coroutine_threadsafe(_in_context(context, mark_started, fn, kwargs), loop)
+        else:
+
+            def call() -> Any:
+                mark_started()
+                return context.run(fn, **kwargs)
+
+            future = self.pump.submit(call)
+        with anyio.move_on_after(self.busy_timeout):
+            await started.wait()
+        # cancel() fails once the kernel has picked the call up: then it runs to the end.
+        if not started.is_set() and future.cancel():
+            raise KernelBusy
+        return await asyncio.wrap_future(future)
+
+
+async def _in_context(
+    context: contextvars.Context, mark_started: Callable[[], None], fn: Callable[..., Any], kwargs: dict[str, Any]
+) -> Any:
+    mark_started()
+    for var, value in context.items():
+        var.set(value)
+    return await fn(**kwargs)
+
+
+class CapturingStream(io.TextIOBase):
+    """Stands in for ``sys.stdout``/``sys.stderr`` while a server runs.
+
+    Writes made inside a tool call go to that call's record; writes from the server's own
+    thread are dropped (the server must never print into whatever cell happens to run); all
+    other writes reach the original stream untouched.
+    """
+
+    def __init__(self, original: TextIO, server_thread: Callable[[], threading.Thread | None]) -> None:
+        self.original = original
+        self._server_thread = server_thread
+
+    def write(self, text: str) -> int:
+        buffer = _captured.get()
+        if buffer is not None:
+            return buffer.write(text)
+        if threading.current_thread() is self._server_thread():
+            return len(text)
+        return self.original.write(text)
+
+    def flush(self) -> None:
+        if _captured.get() is None:
+            self.original.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        # ipykernel's streams carry extra API (set_parent, isatty, encoding ...): keep it reachable.
+        return getattr(self.original, name)
+
+
+def install_capture(server_thread: Callable[[], threading.Thread | None]) -> None:
+    """Route tool output away from the notebook's cells (idempotent; cheap enough to call per call).
+
+    Called again before every tool call because cells may swap ``sys.stdout`` themselves
+    (``%%capture``, ``redirect_stdout``) while the server runs.
+    """
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, CapturingStream):
+            setattr(sys, name, CapturingStream(stream, server_thread))
+
+
+def remove_capture() -> None:
+    """Put back the streams `install_capture` wrapped (those still in place)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        while isinstance(stream, CapturingStream):
+            stream = stream.original
+        setattr(sys, name, stream)

@@ -1,0 +1,201 @@
+"""IPython magics: parse the line, make one call of the public API, return what it returns.
+
+``%mcp_call`` takes JSON, so it is ``@no_var_expand``: ``$name`` is resolved on purpose, only
+where a value is expected, and braces are never mistaken for IPython's ``{expr}`` expansion.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ._errors import MCPNotebookError, ProtocolError
+from ._text import t
+
+MAGIC_NAMES = ("mcp_serve", "mcp_stop", "mcp_status", "mcp_call")
+
+
+@magics_class
+class MCPMagics(Magics):
+    @magic_arguments()
+    @argument("--port", type=int, default=0, help="TCP port (default 0: any free port).")
+    @argument("--host", default="127.0.0.1", help="Address to bind (default 127.0.0.1, loopback only).")
+    @argument("--token", default=None, help="Token clients must send (default: MCP_NOTEBOOK_TOKEN or random).")
+    @argument(
+        "--run-in",
+        choices=("thread", "kernel"),
+        default="thread",
+        help="Where tools run: a worker thread (default) or the kernel's main thread between cells.",
+    )
+    @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
+    @line_magic
+    def mcp_serve(self, line: str) -> Any:
+        """Serve this notebook's tools to MCP clients over Streamable HTTP.
+
+        Starts a background server inside the kernel and returns its handle (``srv.url``,
+        ``srv.token``, ``srv.stop()``). Running it again returns the server already running.
+
+            srv = %mcp_serve
+            srv = %mcp_serve --port 8765 --run-in kernel
+        """
+        args = parse_argstring(self.mcp_serve, line)
+        from ._runtime import serve
+
+        try:
+            return serve(
+                port=args.port, host=args.host, token=args.token, run_in=args.run_in, allow_remote=args.allow_remote
+            )
+        except MCPNotebookError as exc:
+            raise UsageError(str(exc)) from None
+
+    @line_magic
+    def mcp_stop(self, line: str) -> None:
+        """Stop the in-kernel MCP server and free its port."""
+        from ._runtime import stop
+
+        stop()
+
+    @line_magic
+    def mcp_status(self, line: str) -> None:
+        """Show whether the in-kernel MCP server runs, where, and how many tools it serves."""
+        from ._runtime import current_server
+
+        server = current_server()
+        print(server.status() if server is not None else t("serve.status_stopped"))
+
+    @magic_arguments()
+    @argument("name", help="The tool to call.")
+    @argument("pairs", nargs="*", help="Arguments as key=value (values read as JSON when they parse).")
+    @argument("--url", default=None, help="Call a tool of another Streamable HTTP server.")
+    @argument("--token", default=None, help="Token for --url.")
+    @argument("--stdio", default=None, help='Call a tool of a stdio server started by this command, e.g. "python srv.py".')
+    @argument("--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use.")
+    @argument("--timeout", type=float, default=60.0, help="Seconds to wait for the result (default 60).")
+    @no_var_expand
+    @line_magic
+    def mcp_call(self, line: str) -> Any:
+        """Call an MCP tool and show its result.
+
+            %mcp_call forecast city=Seoul unit=C
+            %mcp_call forecast {"city": "Seoul"}
+            %mcp_call forecast city=$my_city
+            %mcp_call add a=1 b=2 --url http://127.0.0.1:8000/mcp --token T
+
+        By default the in-kernel server is called. A JSON-RPC error (e.g. an unknown tool)
+        raises ProtocolError with its code; a tool execution error is shown as a result.
+        """
+        tokens = _tokens(line)
+        # A token that is a JSON object, or a bare $variable, is the whole arguments object.
+        whole = [tok for tok in tokens[1:] if tok.startswith("{") or (tok.startswith("$") and "=" not in tok)]
+        args = self.mcp_call.parser.parse_args([tok for tok in tokens if tok not in whole])
+        if len(whole) > 1:
+            raise UsageError(t("magic.bad_json", error="more than one JSON object"))
+        arguments = self._arguments(args.pairs, whole[0] if whole else None)
+        from ._client import call
+
+        try:
+            return call(
+                args.name,
+                arguments,
+                url=args.url,
+                token=args.token,
+                stdio=args.stdio,
+                mode=args.mode,
+                timeout=args.timeout,
+            )
+        except ProtocolError:
+            raise
+        except MCPNotebookError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _arguments(self, pairs: list[str], json_part: str | None) -> dict[str, Any]:
+        namespace = self.shell.user_ns if self.shell is not None else {}
+        arguments: dict[str, Any] = {}
+        if json_part is not None:
+            if json_part.startswith("$"):
+                value = _lookup(namespace, json_part[1:])
+            else:
+                try:
+                    value = json.loads(json_part)
+                except json.JSONDecodeError as exc:
+                    raise UsageError(t("magic.bad_json", error=exc)) from None
+            if not isinstance(value, dict):
+                raise UsageError(t("magic.bad_json", error=f"expected an object, got {type(value).__name__}"))
+            arguments.update(value)
+        for pair in pairs:
+            key, sep, raw = pair.partition("=")
+            if not sep or not key:
+                raise UsageError(t("magic.bad_pair", token=pair))
+            arguments[key] = _lookup(namespace, raw[1:]) if raw.startswith("$") else _json_or_str(raw)
+        return arguments
+
+
+def _tokens(text: str) -> list[str]:
+    """Split like a shell, but keep JSON intact: ``tags=["a","b"] text='two words'``.
+
+    Whitespace inside quotes or brackets does not split. A quoted value stays a string
+    (``n='3'`` is the text "3", ``n=3`` the number 3); a wholly quoted token loses its quotes.
+    """
+    tokens: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    depth = 0
+    for char in text:
+        if quote is not None:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char.isspace() and depth == 0:
+            if current:
+                tokens.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if quote is not None:
+        raise UsageError(t("magic.bad_pair", token=text))
+    if current:
+        tokens.append("".join(current))
+    return [_unquote(token) for token in tokens]
+
+
+def _unquote(token: str) -> str:
+    key, sep, value = token.partition("=")
+    if sep and key.isidentifier() and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return f"{key}={json.dumps(value[1:-1])}"  # a JSON string literal: parsed back as text
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        return token[1:-1]
+    return token
+
+
+def _json_or_str(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _lookup(namespace: dict[str, Any], name: str) -> Any:
+    if name not in namespace:
+        raise UsageError(t("magic.unknown_var", name=name))
+    return namespace[name]
+
+
+def register(ipython: Any) -> None:
+    ipython.register_magics(MCPMagics)
+
+
+def unregister(ipython: Any) -> None:
+    line_magics = ipython.magics_manager.magics["line"]
+    for name in MAGIC_NAMES:
+        line_magics.pop(name, None)
+    ipython.magics_manager.registry.pop("MCPMagics", None)
+
+

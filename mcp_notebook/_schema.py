@@ -1,0 +1,644 @@
+"""JSON Schemas for tool functions, and the checking and conversion of the arguments a model sends.
+
+`function_schema` reads a function's signature, type hints and docstring. `compile_validator` and
+`argument_problems` check a call's arguments and explain each problem in one line the model can act on;
+`convert_arguments` then turns the JSON values into the objects the type hints ask for.
+
+pydantic is optional: it is only looked at when the user has already imported it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import inspect
+import json
+import pathlib
+import re
+import sys
+import types
+import typing
+import uuid
+from collections import abc
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, get_args, get_origin
+
+import jsonschema
+
+from ._docstrings import parse_docstring
+from ._errors import ToolDefinitionError
+from ._text import t
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
+_MISSING: Any = object()
+_SCALARS: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    dt.datetime: {"type": "string", "format": "date-time"},
+    dt.date: {"type": "string", "format": "date"},
+    dt.time: {"type": "string", "format": "time"},
+    uuid.UUID: {"type": "string", "format": "uuid"},
+    pathlib.Path: {"type": "string"},
+}
+# Validation and conversion must agree, so the same parsers check these formats and build the objects.
+_PARSERS: dict[Any, Callable[[str], Any]] = {
+    dt.datetime: dt.datetime.fromisoformat,
+    dt.date: dt.date.fromisoformat,
+    dt.time: dt.time.fromisoformat,
+    uuid.UUID: uuid.UUID,
+    pathlib.Path: pathlib.Path,
+}
+_ARRAYS = {list, abc.Sequence, abc.MutableSequence, abc.Collection, abc.Iterable}
+_SETS = {set, frozenset, abc.Set, abc.MutableSet}
+_MAPS = {dict, abc.Mapping, abc.MutableMapping}
+_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+_LENGTHS = {"string": "Length", "array": "Items", "object": "Properties"}
+_QUALIFIED = re.compile(r"(?<!['\w])(?:(?:[A-Za-z_]\w*|<locals>)\.)+(?=[A-Za-z_])")
+_QUALIFIERS = ("Required", "NotRequired", "ReadOnly")  # TypedDict key qualifiers, kept by include_extras
+
+
+class UnsupportedTypeError(ToolDefinitionError, TypeError):
+    """A type hint has no JSON Schema equivalent; `tp` is the offending (innermost) type."""
+
+    def __init__(self, message: str, tp: Any) -> None:
+        super().__init__(message)
+        self.tp = tp
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionSchema:
+    """What a model is told about a function.
+
+    Parameters
+    ----------
+    description:
+        The docstring without its parameter, returns and raises sections; ``None`` without a docstring.
+    input_schema:
+        JSON Schema (2020-12) of the arguments object.
+    output_schema:
+        JSON Schema of the structured result, or ``None`` when the return type has none.
+    wraps_output:
+        The return type is not an object, so results are sent as ``{"result": value}``.
+    """
+
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    wraps_output: bool
+
+
+def function_schema(fn: Callable[..., Any]) -> FunctionSchema:
+    """Describe `fn` (sync or async) as an MCP tool; raise `ToolDefinitionError` if it cannot be one."""
+    func = getattr(fn, "__name__", repr(fn))
+    hints, unresolved = _hints(fn)
+    description, docs = parse_docstring(fn.__doc__ if inspect.isroutine(fn) else None)
+    builder = _Builder(namespace=_namespace(fn))
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind is param.VAR_POSITIONAL:
+            raise ToolDefinitionError(t("param.varargs", func=func, param=param.name))
+        if param.kind is param.VAR_KEYWORD:
+            raise ToolDefinitionError(t("param.varkw", func=func, param=param.name))
+        if param.kind is param.POSITIONAL_ONLY:
+            raise ToolDefinitionError(t("param.positional_only", func=func, param=param.name))
+        if param.name in unresolved:
+            raise ToolDefinitionError(t("type.unresolved", name=f"{func}()", error=unresolved[param.name]))
+        tp = hints.get(param.name, _MISSING)
+        if tp is _MISSING:
+            # Unannotated: trust a scalar default's type, accept anything otherwise.
+            tp = type(param.default) if type(param.default) in (str, int, float, bool) else Any
+        try:
+            schema = builder.schema(tp)
+        except UnsupportedTypeError as exc:
+            key = "type.unsupported" if exc.tp is tp else "type.unsupported_inner"
+            names = {"param": param.name, "func": func, "type": _type_name(tp), "inner": _type_name(exc.tp)}
+            raise UnsupportedTypeError(t(key, **names), exc.tp) from None
+        if _is_field_info(param.default):
+            _annotate(schema, [param.default])
+        default = _param_default(param, tp)
+        if default is _MISSING:
+            required.append(param.name)
+        elif (value := _json_value(default)) is not _MISSING:
+            schema["default"] = value
+        if param.name in docs:
+            schema.setdefault("description", docs[param.name])
+        properties[param.name] = schema
+    output, wraps = _output_schema(hints, unresolved, _namespace(fn))
+    return FunctionSchema(description, builder.root(_object(None, properties, required)), output, wraps)
+
+
+def type_schema(tp: Any) -> dict[str, Any]:
+    """The self-contained JSON Schema of one type hint; raise `UnsupportedTypeError` if it has none."""
+    builder = _Builder()
+    return builder.root(builder.schema(tp))
+
+
+def _output_schema(
+    hints: dict[str, Any], unresolved: dict[str, str], namespace: dict[str, Any] | None
+) -> tuple[dict[str, Any] | None, bool]:
+    ret = hints.get("return", _MISSING)
+    if "return" in unresolved or ret is _MISSING or ret is None or ret is type(None) or ret is Any:
+        return None, False
+    builder = _Builder(namespace, output=True)
+    try:
+        schema = builder.schema(ret)
+    except ToolDefinitionError:
+        # Figures, images, bytes, content blocks: the result is still sent, just without a schema.
+        return None, False
+    target = builder.defs.get(schema.get("$ref", "").rpartition("/")[2], schema)
+    if target.get("type") == "object":
+        # MCP requires an object at the root, even when it is reached through a $ref.
+        return builder.root({"type": "object", **schema}), False
+    return builder.root(_object(None, {"result": schema}, ["result"], closed=False)), True
+
+
+class _Builder:
+    """Builds the schemas of one root, collecting shared definitions for its ``$defs``."""
+
+    def __init__(self, namespace: dict[str, Any] | None = None, *, output: bool = False) -> None:
+        self.namespace = namespace
+        self.output = output
+        self.defs: dict[str, Any] = {}
+        self._names: dict[type, str] = {}
+        self._open: set[type] = set()
+        self._recursive: set[type] = set()
+
+    def root(self, schema: dict[str, Any]) -> dict[str, Any]:
+        return {**schema, "$defs": self.defs} if self.defs else schema
+
+    def schema(self, tp: Any) -> dict[str, Any]:
+        origin, args = get_origin(tp), get_args(tp)
+        if origin is typing.Annotated:
+            return _annotate(self.schema(args[0]), tp.__metadata__)
+        if getattr(origin, "_name", None) in _QUALIFIERS:
+            return self.schema(args[0])
+        if isinstance(tp, typing.NewType):
+            return self.schema(tp.__supertype__)
+        if tp is Any:
+            return {}
+        if tp is None:
+            return {"type": "null"}
+        if origin in (typing.Union, types.UnionType):
+            return {"anyOf": [self.schema(arg) for arg in args]}
+        if origin is typing.Literal:
+            return _enum([arg.value if isinstance(arg, enum.Enum) else arg for arg in args], tp)
+        base = origin or tp
+        if not isinstance(base, type):
+            raise _unsupported(tp)
+        if issubclass(base, enum.Enum):
+            return {**_enum([member.value for member in base], tp), "title": base.__name__}
+        if base in _SCALARS:
+            return dict(_SCALARS[base])
+        if base in _ARRAYS or base in _SETS:
+            schema: dict[str, Any] = {"type": "array"}
+            if args and (items := self.schema(args[0])):
+                schema["items"] = items
+            return {**schema, "uniqueItems": True} if base in _SETS else schema
+        if base is tuple:
+            if len(args) == 2 and args[1] is Ellipsis:
+                return {"type": "array", "items": self.schema(args[0])}
+            if args:
+                prefix = [self.schema(arg) for arg in args]
+                return {"type": "array", "prefixItems": prefix, "minItems": len(args), "maxItems": len(args)}
+            return {"type": "array"}
+        if base in _MAPS:
+            if args and args[0] not in (str, Any):
+                raise _unsupported(tp)
+            values = self.schema(args[1]) if args else {}
+            return {"type": "object", "additionalProperties": values} if values else {"type": "object"}
+        if self.output and base.__module__.partition(".")[0] == "mcp":
+            raise _unsupported(tp)  # content blocks are results in their own right, not structured data
+        if _is_pydantic_model(base):
+            return self._pydantic(base)
+        if dataclasses.is_dataclass(base) or _is_typeddict(base):
+            return self._class(base)
+        raise _unsupported(tp)
+
+    def _class(self, cls: type) -> dict[str, Any]:
+        # Inline every class, except those that contain themselves: they must live in $defs.
+        if cls in self._open or cls in self._names:
+            if cls in self._open:
+                self._recursive.add(cls)
+            return {"$ref": f"#/$defs/{self._name(cls)}"}
+        self._open.add(cls)
+        try:
+            schema = self._fields(cls)
+        finally:
+            self._open.discard(cls)
+        if cls not in self._recursive:
+            return schema
+        self.defs[self._name(cls)] = schema
+        return {"$ref": f"#/$defs/{self._name(cls)}"}
+
+    def _fields(self, cls: type) -> dict[str, Any]:
+        hints = _class_hints(cls, self.namespace)
+        _, docs = parse_docstring(cls.__doc__)
+        properties: dict[str, Any] = {}
+        if dataclasses.is_dataclass(cls):
+            fields = [field for field in dataclasses.fields(cls) if field.init]
+            required = [f.name for f in fields if f.default is f.default_factory is dataclasses.MISSING]
+            defaults = {field.name: field.default for field in fields}
+        else:
+            required = [name for name in hints if name in getattr(cls, "__required_keys__", ())]
+            defaults = dict.fromkeys(hints, _MISSING)
+        for name, default in defaults.items():
+            schema = self.schema(hints[name])
+            if name in docs:
+                schema.setdefault("description", docs[name])
+            if (value := _json_value(default)) is not _MISSING:
+                schema["default"] = value
+            properties[name] = schema
+        return _object(cls.__name__, properties, required)
+
+    def _pydantic(self, model: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = model.model_json_schema(
+            mode="serialization" if self.output else "validation"
+        )
+        defs: dict[str, Any] = schema.pop("$defs", {})
+        for sub in [schema, *defs.values()]:
+            # Models that ignore unknown fields are closed here: a model should learn its mistake.
+            if sub.get("type") == "object" and "properties" in sub:
+                sub.setdefault("additionalProperties", False)
+        renames: dict[str, str] = {}
+        for name, sub in defs.items():
+            # Two different models may share a name (or one of our classes'): keep both, under two names.
+            if name in self._taken() and self.defs.get(name) != sub:
+                renames[name] = self._unique(name, {*defs, *renames.values()})
+        if renames:
+            schema, defs = _renamed(schema, renames), _renamed(defs, renames)
+            defs = {renames.get(name, name): sub for name, sub in defs.items()}
+        self.defs.update(defs)
+        return schema
+
+    def _name(self, cls: type) -> str:
+        if cls not in self._names:
+            self._names[cls] = self._unique(cls.__name__)
+        return self._names[cls]
+
+    def _taken(self) -> set[str]:
+        return {*self.defs, *self._names.values()}
+
+    def _unique(self, name: str, also_taken: typing.Iterable[str] = ()) -> str:
+        taken = self._taken() | set(also_taken)
+        candidates = (name if n == 1 else f"{name}{n}" for n in range(1, len(taken) + 2))
+        return next(candidate for candidate in candidates if candidate not in taken)
+
+
+def _object(
+    title: str | None, properties: dict[str, Any], required: list[str], closed: bool = True
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    if title:
+        schema["title"] = title
+    if properties:
+        schema["properties"] = properties
+    if required:
+        schema["required"] = required
+    return {**schema, "additionalProperties": False} if closed else schema
+
+
+def _enum(values: list[Any], tp: Any) -> dict[str, Any]:
+    kinds = {_json_kind(value) for value in values}
+    if None in kinds:
+        raise _unsupported(tp)
+    return {"type": kinds.pop(), "enum": values} if len(kinds) == 1 else {"enum": values}
+
+
+def _annotate(schema: dict[str, Any], metadata: typing.Iterable[Any]) -> dict[str, Any]:
+    for item in metadata:
+        if isinstance(item, str):
+            schema["description"] = item
+        elif _is_field_info(item):
+            for key in ("title", "description", "examples"):
+                if getattr(item, key, None) is not None:
+                    schema[key] = getattr(item, key)
+            _annotate(schema, item.metadata)
+        else:
+            # annotated_types (Gt, Interval, Len...) and pydantic's own metadata all carry plain attributes.
+            for attr, key in (*_BOUNDS.items(), ("multiple_of", "multipleOf")):
+                value = getattr(item, attr, None)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    schema[key] = value
+            kind = schema.get("type")
+            suffixes = [_LENGTHS[kind]] if isinstance(kind, str) and kind in _LENGTHS else ["Length", "Items"]
+            for attr, prefix in (("min_length", "min"), ("max_length", "max")):
+                if isinstance(value := getattr(item, attr, None), int):
+                    schema.update({prefix + suffix: value for suffix in suffixes})
+            pattern = getattr(item, "pattern", None)
+            if isinstance(pattern, str | re.Pattern):
+                schema["pattern"] = pattern if isinstance(pattern, str) else pattern.pattern
+    return schema
+
+
+def _hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The resolved type hints of `fn`, and an error message for each hint that cannot be resolved."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True), {}
+    except (NameError, TypeError, SyntaxError, AttributeError):
+        pass
+    # One bad hint (often the return type) should not hide the others: resolve them one by one.
+    globalns = _namespace(fn)
+    hints: dict[str, Any] = {}
+    unresolved: dict[str, str] = {}
+    for name, hint in getattr(fn, "__annotations__", {}).items():
+        holder = types.SimpleNamespace(__annotations__={name: hint})
+        try:
+            hints.update(typing.get_type_hints(holder, globalns=globalns, include_extras=True))
+        except (NameError, TypeError, SyntaxError, AttributeError) as exc:
+            unresolved[name] = str(exc)
+    return hints, unresolved
+
+
+def _class_hints(cls: Any, namespace: dict[str, Any] | None) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(cls, include_extras=True)
+    except (NameError, TypeError, SyntaxError, AttributeError) as exc:
+        error = exc
+    if namespace is not None:
+        # Notebook classes may name types that only the tool's namespace holds (when it is not __main__).
+        try:
+            return typing.get_type_hints(cls, localns=namespace, include_extras=True)
+        except (NameError, TypeError, SyntaxError, AttributeError):
+            pass
+    raise ToolDefinitionError(t("type.unresolved", name=cls.__qualname__, error=error))
+
+
+def _namespace(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    return getattr(inspect.unwrap(fn), "__globals__", None)
+
+
+def _param_default(param: inspect.Parameter, tp: Any) -> Any:
+    if _is_field_info(param.default):
+        return _field_default(param.default)
+    if param.default is not param.empty:
+        return param.default
+    if get_origin(tp) is typing.Annotated:
+        for item in tp.__metadata__:
+            if _is_field_info(item) and (default := _field_default(item)) is not _MISSING:
+                return default
+    return _MISSING
+
+
+def _field_default(field: Any) -> Any:
+    return _MISSING if field.is_required() else field.get_default(call_default_factory=True)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        value = value.value
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError):
+        return _MISSING
+
+
+def _json_kind(value: Any) -> str | None:
+    kinds = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (type(None), "null"))
+    return next((kind for cls, kind in kinds if isinstance(value, cls)), None)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+
+def _is_field_info(value: Any) -> bool:
+    fields = sys.modules.get("pydantic.fields")
+    return fields is not None and isinstance(value, fields.FieldInfo)
+
+
+def _is_typeddict(tp: Any) -> bool:
+    # typing.is_typeddict misses typing_extensions.TypedDict, which pydantic users need before 3.12.
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
+
+
+def _renamed(node: Any, renames: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: _renamed_ref(value, renames)
+            if key == "$ref" and isinstance(value, str)
+            else _renamed(value, renames)
+            for key, value in node.items()
+        }
+    return [_renamed(item, renames) for item in node] if isinstance(node, list) else node
+
+
+def _renamed_ref(ref: str, renames: dict[str, str]) -> str:
+    head, _, name = ref.rpartition("/")
+    return f"{head}/{renames.get(name, name)}" if head == "#/$defs" else ref
+
+
+def _type_name(tp: Any) -> str:
+    # Module paths only make the message longer: "list[Callable[[], None]]", not "list[collections.abc...".
+    return tp.__name__ if isinstance(tp, type) else _QUALIFIED.sub("", repr(tp))
+
+
+def _unsupported(tp: Any) -> UnsupportedTypeError:
+    return UnsupportedTypeError(t("type.unsupported_bare", type=_type_name(tp)), tp)
+
+
+# -- validation ------------------------------------------------------------------------------------------
+
+
+def _format_check(parse: Callable[[str], Any]) -> Callable[[object], bool]:
+    def check(value: object) -> bool:
+        if isinstance(value, str):
+            parse(value)
+        return True
+
+    return check
+
+
+_FORMATS = jsonschema.FormatChecker(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+for _format, _tp in (("date-time", dt.datetime), ("date", dt.date), ("time", dt.time), ("uuid", uuid.UUID)):
+    _FORMATS.checks(_format, raises=ValueError)(_format_check(_PARSERS[_tp]))
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Validator]] = {}
+
+
+def compile_validator(schema: Mapping[str, Any]) -> Validator:
+    """A Draft 2020-12 validator for `schema`, which also checks the formats `convert_arguments` parses."""
+    cached = _VALIDATORS.get(id(schema))
+    # The schema itself is kept in the cache, so its id cannot be reused by another object.
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    validator = jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
+    if len(_VALIDATORS) >= 512:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def argument_problems(validator: Validator, arguments: Any) -> list[str]:
+    """Every problem with `arguments`, one line each as ``path: message``, sorted by path; ``[]`` if valid."""
+    if not isinstance(arguments, dict):
+        kind = _json_kind(arguments) or (
+            "array" if isinstance(arguments, list | tuple) else type(arguments).__name__
+        )
+        return [t("call.not_object", kind=kind, value=repr(arguments))]
+    found = [line for error in validator.iter_errors(arguments) for line in _explain(error)]
+    found.sort(key=lambda item: [(0, part) if isinstance(part, int) else (1, str(part)) for part in item[0]])
+    lines = [f"{_path(path)}: {message}" if path else message for path, message in found]
+    return list(dict.fromkeys(lines))
+
+
+def _explain(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
+    path, instance = list(error.absolute_path), error.instance
+    if error.validator == "required" and isinstance(instance, dict):
+        for name in error.validator_value:
+            if name not in instance:
+                yield path, t("call.missing", field=name)
+    elif (
+        error.validator == "additionalProperties"
+        and error.validator_value is False
+        and isinstance(instance, dict)
+    ):
+        allowed = list(error.schema.get("properties", {}))
+        key = "call.unexpected_field" if path else "call.unexpected"
+        for name in instance:
+            if name not in allowed:
+                yield path, t(key, field=name, allowed=", ".join(allowed) or t("none"))
+    elif error.validator in ("anyOf", "oneOf") and error.context:
+        yield from _explain_branches(error)
+    else:
+        yield path, error.message
+
+
+def _explain_branches(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
+    # "not valid under any of the given schemas" tells a model nothing: name the branch it was aiming for.
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    wrong_type = {
+        i for i, subs in branches.items() if any(s.validator == "type" and not s.relative_path for s in subs)
+    }
+    aimed = [subs for i, subs in branches.items() if i not in wrong_type]
+    if len(aimed) == 1:
+        for sub in aimed[0]:
+            yield from _explain(sub)
+    elif not aimed:
+        types_: list[str] = []
+        for subs in branches.values():
+            for sub in subs:
+                if sub.validator == "type" and not sub.relative_path:
+                    expected = sub.validator_value
+                    types_ += expected if isinstance(expected, list) else [expected]
+        names = ", ".join(repr(name) for name in dict.fromkeys(types_))
+        yield list(error.absolute_path), f"{error.instance!r} is not of type {names}"
+    else:
+        yield list(error.absolute_path), error.message
+
+
+def _path(path: list[Any]) -> str:
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part.isidentifier():
+            text += f".{part}" if text else part
+        else:
+            text += f"[{part!r}]"
+    return text
+
+
+# -- conversion ------------------------------------------------------------------------------------------
+
+
+def convert_arguments(fn: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for `fn`: validated JSON values turned into what its type hints ask for.
+
+    Enum members, dataclass and pydantic instances, tuples, sets, datetimes and UUIDs are built;
+    defaults given by pydantic ``Field`` are filled in; anything else is passed through unchanged.
+    """
+    hints, _ = _hints(fn)
+    namespace = _namespace(fn)
+    kwargs = dict(arguments)
+    for param in inspect.signature(fn).parameters.values():
+        tp = hints.get(param.name, Any)
+        if param.name in kwargs:
+            kwargs[param.name] = _convert(tp, kwargs[param.name], namespace)
+        # Python does not know a default that only a pydantic Field declares, so it is passed explicitly.
+        elif (param.default is param.empty or _is_field_info(param.default)) and (
+            default := _param_default(param, tp)
+        ) is not _MISSING:
+            kwargs[param.name] = default
+    return kwargs
+
+
+class _NoFit(ValueError):
+    """The value cannot be of this type (so, in a union, try the next member)."""
+
+
+def _fit(condition: bool) -> None:
+    if not condition:
+        raise _NoFit
+
+
+def _convert(tp: Any, value: Any, ns: dict[str, Any] | None) -> Any:
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is typing.Annotated or getattr(origin, "_name", None) in _QUALIFIERS:
+        return _convert(args[0], value, ns)
+    if isinstance(tp, typing.NewType):
+        return _convert(tp.__supertype__, value, ns)
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            try:
+                return _convert(arg, value, ns)
+            except (TypeError, ValueError):
+                continue
+        raise _NoFit
+    if origin is typing.Literal:
+        for arg in args:
+            plain = arg.value if isinstance(arg, enum.Enum) else arg
+            if plain == value and _json_kind(plain) == _json_kind(value):
+                return arg
+        raise _NoFit
+    base = origin or tp
+    if not isinstance(base, type):
+        return value
+    if issubclass(base, enum.Enum):
+        return base(value)
+    if base in (bool, str, type(None)):
+        _fit(_json_kind(value) == _SCALARS[base]["type"])
+    elif base in (int, float):
+        _fit(_json_kind(value) in ("integer", "number"))
+        return float(value) if base is float else _integer(value)
+    elif base in _PARSERS:
+        _fit(isinstance(value, str))
+        return _PARSERS[base](value)
+    elif base in _ARRAYS or base in _SETS or base is tuple:
+        _fit(isinstance(value, list))
+        if base is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            return (
+                tuple(_convert(arg, item, ns) for arg, item in zip(args, value, strict=False))
+                if args
+                else tuple(value)
+            )
+        items = [_convert(args[0], item, ns) for item in value] if args else list(value)
+        if base is tuple or base is frozenset:
+            return base(items)
+        return set(items) if base in _SETS else items
+    elif base in _MAPS:
+        _fit(isinstance(value, dict))
+        return {key: _convert(args[1], item, ns) for key, item in value.items()} if args else value
+    elif _is_pydantic_model(base):
+        return typing.cast(Any, base).model_validate(value)
+    elif dataclasses.is_dataclass(base) or _is_typeddict(base):
+        _fit(isinstance(value, dict))
+        hints = _class_hints(base, ns)
+        fields = {key: _convert(hints.get(key, Any), item, ns) for key, item in value.items()}
+        return fields if _is_typeddict(base) else base(**fields)
+    return value
+
+
+def _integer(value: int | float) -> int:
+    # JSON Schema counts 3.0 as an integer; the function should still get an int.
+    _fit(isinstance(value, int) or value.is_integer())
+    return int(value)

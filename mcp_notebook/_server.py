@@ -1,0 +1,241 @@
+"""The MCP protocol over a catalogue, on the SDK's low-level `Server`.
+
+One endpoint serves both protocol eras (the SDK routes each request by its
+``MCP-Protocol-Version``). What this module adds to the SDK, and why:
+
+- error layering (spec 2025-11-25 and 2026-07-28, server/tools "Error Handling"): an unknown
+  tool is a JSON-RPC ``-32602``; arguments that fail the input schema, and exceptions raised by a
+  tool, are *tool execution errors* (``isError: true``) that the model can read and fix. The SDK
+  neither validates arguments nor catches tool exceptions, so both happen here.
+- change notifications to both eras: handshake-era sessions get
+  ``notifications/tools/list_changed`` on their GET stream; 2026-07-28 clients get it on their
+  ``subscriptions/listen`` stream (through the SDK's subscription bus).
+- ``tools/list`` pagination with an opaque cursor, and ``listChanged: true`` advertised.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+from mcp.server.caching import CacheHint
+from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from ._version import __version__
+from ._catalogue import Catalogue
+from ._errors import ToolError
+from ._execution import KernelBusy, ToolRunner
+from ._results import error_result, to_result
+from ._schema import argument_problems, convert_arguments
+from ._text import t
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
+    "and the list changes while the notebook is edited: re-list tools when notified."
+)
+
+
+@dataclass
+class CallRecord:
+    """One tools/call as the server saw it (kept for the notebook's activity view)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    client: str | None
+    protocol_version: str
+    started: float
+    duration: float = 0.0
+    is_error: bool = False
+    outcome: str = ""
+    stdout: str = ""
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+class _NotebookServer(Server[Any]):
+    # The streamable-HTTP session manager builds initialization options itself, without
+    # NotificationOptions, so handshake-era clients would be told tools.listChanged=false.
+    def create_initialization_options(  # type: ignore[override]
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, *args, **kwargs)
+
+
+class ToolServer:
+    """Serves a `Catalogue` as MCP tools; one instance per running server."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        *,
+        page_size: int = 100,
+        name: str = "mcp-notebook",
+        history: int = 500,
+    ) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.catalogue = catalogue
+        self.runner = runner
+        self.page_size = page_size
+        self.calls: deque[CallRecord] = deque(maxlen=history)
+        self.on_call: Callable[[CallRecord], None] | None = None
+        self._bus = InMemorySubscriptionBus()
+        self.listen_handler = ListenHandler(self._bus)
+        self._legacy_sessions: dict[str, ServerSession] = {}
+        no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
+        self.sdk = _NotebookServer(
+            name,
+            version=__version__,
+            title="Jupyter notebook tools",
+            instructions=INSTRUCTIONS,
+            cache_hints={"tools/list": no_cache},
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self.listen_handler,
+        )
+        self.sdk.middleware.append(self._track_legacy_sessions)
+
+    # -- tools/list --------------------------------------------------------------------------
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        entry = self.catalogue.get(name)
+        return entry.input_schema if entry is not None else None
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+        tools = self.catalogue.tools()
+        start = _decode_cursor(params.cursor if params else None)
+        page = tools[start : start + self.page_size]
+        result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in page]}
+        if start + self.page_size < len(tools):
+            result["nextCursor"] = _encode_cursor(start + self.page_size)
+        return result
+
+    # -- tools/call --------------------------------------------------------------------------
+    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        entry = self.catalogue.get(params.name)
+        if entry is None:
+            near = self.catalogue.near_names(params.name)
+            hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+            raise MCPError(
+                types.INVALID_PARAMS,
+                t("call.unknown_tool", name=params.name, hint=hint),
+                data={"tool": params.name, "suggestions": near},
+            )
+        arguments = dict(params.arguments or {})
+        record = CallRecord(
+            tool=entry.name,
+            arguments=arguments,
+            client=_client_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+        )
+        clock = time.perf_counter()
+        problems = argument_problems(entry.validator(), arguments)
+        if problems:
+            listing = "\n".join(f"- {problem}" for problem in problems)
+            result = error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
+            record.outcome = "invalid arguments"
+        else:
+            result = await self._run(entry, arguments, record)
+        record.duration = time.perf_counter() - clock
+        record.is_error = bool(result.get("isError"))
+        record.result = result
+        self._record(record)
+        # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
+        return {"resultType": "complete", **result}
+
+    async def _run(self, entry: Any, arguments: dict[str, Any], record: CallRecord) -> dict[str, Any]:
+        try:
+            kwargs = convert_arguments(entry.fn, arguments)
+            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
+            result = to_result(
+                value, output_schema=entry.output_schema, wraps_output=entry.wraps_output, tool_name=entry.name
+            )
+            record.outcome = "error result" if result.get("isError") else "ok"
+            return result
+        except ToolError as exc:
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        except KernelBusy:
+            record.outcome = "kernel busy"
+            return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
+        except Exception as exc:
+            # Never a traceback and never a protocol error: the model gets what it can act on.
+            record.outcome = type(exc).__name__
+            logger.debug("tool %r raised", entry.name, exc_info=True)
+            return error_result(f"{type(exc).__name__}: {exc}")
+
+    def _record(self, record: CallRecord) -> None:
+        self.calls.append(record)
+        if self.on_call is not None:
+            try:
+                self.on_call(record)
+            except Exception:  # a display callback must never fail a call
+                logger.exception("on_call callback failed")
+
+    # -- change notifications -----------------------------------------------------------------
+    async def _track_legacy_sessions(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> Any:
+        if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            request = ctx.request
+            session_id = request.headers.get("mcp-session-id") if request is not None else None
+            if session_id:
+                self._legacy_sessions[session_id] = ctx.session
+        return await call_next(ctx)
+
+    async def notify_tools_changed(self) -> None:
+        """Tell every connected client, of either era, that the tool list changed."""
+        await self._bus.publish(ToolsListChanged())
+        for session_id, session in list(self._legacy_sessions.items()):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # the client went away: forget its session
+                self._legacy_sessions.pop(session_id, None)
+
+    def forget_session(self, session_id: str) -> None:
+        self._legacy_sessions.pop(session_id, None)
+
+    def close_streams(self) -> None:
+        """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
+        self.listen_handler.close()
+
+
+def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
+    client = ctx.session.client_params
+    return client.client_info.name if client is not None else None
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"tools:{offset}".encode()).decode("ascii")
+
+
+def _decode_cursor(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    try:
+        kind, _, number = base64.urlsafe_b64decode(cursor.encode("ascii")).decode().partition(":")
+        offset = int(number)
+        if kind != "tools" or offset < 0:
+            raise ValueError(cursor)
+    except (ValueError, UnicodeError, binascii.Error):
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Invalid cursor {cursor!r}: pass back the nextCursor of a previous tools/list, unchanged.",
+        ) from None
+    return offset
+
+

@@ -1,0 +1,84 @@
+"""A real Jupyter kernel driven the way a frontend drives it (jupyter_client, blocking)."""
+
+from __future__ import annotations
+
+import json
+import queue
+from collections import defaultdict
+from typing import Any
+
+from jupyter_client.manager import start_new_kernel
+
+
+class Kernel:
+    """Start a kernel; run cells now or in the background; read each cell's outputs."""
+
+    def __init__(self, cwd: str | None = None) -> None:
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=cwd)
+        self._pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._done: set[str] = set()
+
+    def start(self, code: str) -> str:
+        """Send a cell for execution and return at once (its msg_id)."""
+        return str(self.client.execute(code, allow_stdin=False))
+
+    def wait(self, msg_id: str, timeout: float = 60) -> Outputs:
+        """Collect the cell's IOPub messages until the kernel reports it idle."""
+        while msg_id not in self._done:
+            try:
+                message = self.client.get_iopub_msg(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"cell {msg_id} did not finish within {timeout} s") from None
+            parent = message["parent_header"].get("msg_id")
+            if parent is None:
+                continue
+            if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+                self._done.add(parent)
+            else:
+                self._pending[parent].append(message)
+        return Outputs(self._pending.pop(msg_id, []))
+
+    def run(self, code: str, timeout: float = 60) -> Outputs:
+        return self.wait(self.start(code), timeout)
+
+    def json(self, expression: str) -> Any:
+        """Evaluate `expression` in the kernel and bring its JSON value back."""
+        out = self.run(f"import json as _j; print(_j.dumps({expression}))")
+        out.raise_for_error()
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def shutdown(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)
+
+
+class Outputs:
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+
+    @property
+    def stdout(self) -> str:
+        return "".join(m["content"]["text"] for m in self.messages if m["msg_type"] == "stream")
+
+    @property
+    def text(self) -> str:
+        """Everything a person would read in the cell's output area, as plain text."""
+        parts: list[str] = []
+        for m in self.messages:
+            kind = m["msg_type"]
+            if kind == "stream":
+                parts.append(m["content"]["text"])
+            elif kind in ("execute_result", "display_data"):
+                parts.append(m["content"]["data"].get("text/plain", ""))
+            elif kind == "error":
+                parts.append(f"{m['content']['ename']}: {m['content']['evalue']}")
+                parts.extend(m["content"].get("traceback", []))
+        return "\n".join(parts)
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return next((m["content"] for m in self.messages if m["msg_type"] == "error"), None)
+
+    def raise_for_error(self) -> None:
+        if self.error is not None:
+            raise AssertionError(f"cell failed: {self.error['ename']}: {self.error['evalue']}\n{self.text}")

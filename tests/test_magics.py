@@ -1,0 +1,121 @@
+"""Magics through a real IPython shell, and the client's other targets (URL, stdio)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import mcp_notebook
+from mcp_notebook import Catalogue, ProtocolError, tool
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    try:
+        yield ip
+    finally:
+        ip.run_line_magic("unload_ext", "mcp_notebook")
+
+
+@pytest.fixture
+def adder(server: Any, catalogue: Catalogue) -> Any:
+    @tool(catalogue=catalogue, idempotent=True)
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    return server
+
+
+def test_magics_are_registered_and_removed(shell: InteractiveShell) -> None:
+    for name in ("mcp_serve", "mcp_stop", "mcp_status", "mcp_call"):
+        assert shell.find_line_magic(name) is not None
+    shell.run_line_magic("unload_ext", "mcp_notebook")
+    assert shell.find_line_magic("mcp_call") is None
+    shell.run_line_magic("load_ext", "mcp_notebook")
+
+
+def test_help_says_how_to_use_each_magic(shell: InteractiveShell) -> None:
+    serve_help = shell.find_line_magic("mcp_serve").__doc__
+    call_help = shell.find_line_magic("mcp_call").__doc__
+    assert "--port" in serve_help and "--run-in" in serve_help and "srv.token" in serve_help
+    assert "key=value" in call_help and "--url" in call_help and "--stdio" in call_help and "$my_city" in call_help
+
+
+def test_bad_arguments_are_usage_errors(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError):
+        shell.run_line_magic("mcp_serve", "--port nope")
+    with pytest.raises(UsageError, match="not key=value"):
+        shell.run_line_magic("mcp_call", "add 3")
+    with pytest.raises(UsageError, match="No MCP server is running"):
+        shell.run_line_magic("mcp_call", "add a=1 b=2")
+
+
+def test_call_in_kernel_server_through_the_magic(shell: InteractiveShell, adder: Any) -> None:
+    result = shell.run_line_magic("mcp_call", "add a=2 b=3")
+    assert result.is_error is False
+    assert result.structured_content == {"result": 5}
+    assert result.text == "5"
+    assert "Tool result: add" in repr(result)
+    assert "<code>add</code>" in result._repr_html_()
+    error = shell.run_line_magic("mcp_call", "add a=two b=3")
+    assert error.is_error is True and "a: 'two' is not of type 'integer'" in error.text
+    with pytest.raises(ProtocolError) as caught:
+        shell.run_line_magic("mcp_call", "ad a=1 b=2")
+    assert caught.value.code == -32602 and "'add'" in caught.value.message
+
+
+def test_python_api_call_and_list(adder: Any) -> None:
+    assert mcp_notebook.call("add", {"a": 1, "b": 1}).text == "2"
+    assert mcp_notebook.call("add", {"a": 1, "b": 1}, mode="legacy").structured_content == {"result": 2}
+    assert [t["name"] for t in mcp_notebook.list_tools()] == ["add"]
+
+
+def test_url_target_with_token(shell: InteractiveShell, adder: Any) -> None:
+    url, token = adder.url, adder.token
+    result = shell.run_line_magic("mcp_call", f"add a=4 b=5 --url {url} --token {token} --mode legacy")
+    assert result.text == "9"
+    with pytest.raises(UsageError, match="Could not connect"):
+        shell.run_line_magic("mcp_call", f"add a=4 b=5 --url {url} --token wrong")
+
+
+def test_unreachable_url_says_so(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="Could not connect to http://127.0.0.1:9/mcp"):
+        shell.run_line_magic("mcp_call", "add a=1 b=2 --url http://127.0.0.1:9/mcp --timeout 5")
+
+
+def test_stdio_target(shell: InteractiveShell) -> None:
+    command = f'"{sys.executable} {HERE / "servers" / "stdio_adder.py"}"'
+    result = shell.run_line_magic("mcp_call", f"add a=20 b=22 --stdio {command}")
+    assert result.text == "42"
+
+
+def test_import_is_cheap_and_does_not_import_the_sdk() -> None:
+    code = "import sys, mcp_notebook; print('mcp' in sys.modules, 'uvicorn' in sys.modules, 'IPython' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "False"]
+
+
+def test_public_surface_is_curated() -> None:
+    assert mcp_notebook.__all__ == sorted(mcp_notebook.__all__, key=str.lower) or mcp_notebook.__all__ == sorted(
+        mcp_notebook.__all__
+    )
+    for name in mcp_notebook.__all__:
+        assert getattr(mcp_notebook, name) is not None, name
+    assert {"tool", "serve", "call", "ToolError", "ProtocolError", "remove_tool", "stop"} <= set(mcp_notebook.__all__)
+
+
+def test_console_script() -> None:
+    out = subprocess.run([sys.executable, "-m", "mcp_notebook.cli", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("mcp-notebook ")
