@@ -14,11 +14,22 @@ served over Streamable HTTP on 127.0.0.1, by
   (d) a bare Starlette JSON endpoint (the floor; plain httpx POSTs, no MCP client, so the
       same number stands for both eras).
 
-(b)-(d) run in uvicorn on a thread of their own. Every measurement uses one connected client
-driven by the same loop in this process's main thread (``anyio.run``): W warm-up calls, then N
-timed sequential calls (``time.perf_counter_ns``). Then, each in fresh subprocesses (median of
-5): ``import mcp_notebook``, ``%load_ext mcp_notebook`` in a real IPython shell, and
-serve-to-ready (cold and warm); optionally the magics in a real kernel via jupyter_client.
+(b)-(d) run in uvicorn on a thread of their own, all in this process. The measuring client runs
+in a separate process (this script with ``--client-worker``, started once before anything is
+timed), as a real MCP client would: in-process, its own Python work would compete for the GIL
+with the server threads. Every measurement uses one connected client driven by the same loop in
+that process (``anyio.run``): W warm-up calls, then N timed sequential calls
+(``time.perf_counter_ns``). Then, each in fresh subprocesses (median of 5): ``import
+mcp_notebook``, ``%load_ext mcp_notebook`` in a real IPython shell, and serve-to-ready (cold and
+warm); optionally the magics in a real kernel via jupyter_client.
+
+Client worker protocol (``--client-worker``): it prints ``{"ready": true, ...}`` once its imports
+are done, then reads one JSON job per line on stdin and answers each with one JSON line on
+stdout, until stdin closes. A job is ``{"kind": "mcp", "url", "headers", "mode", "n", "warmup"}``,
+``{"kind": "plain-http", "url", "n", "warmup"}`` (the floor) or ``{"kind": "probe", "url",
+"headers"}`` (what ``mode="auto"`` negotiates, and the shape of an ``add`` result); the answer is
+``{"ok": true, "samples_ns": [...], "protocol_version": ...}`` (or the probe's fields), or
+``{"ok": false, "error": "..."}``.
 
 Prints a table and writes ``bench/results/core.json``. Exits 0 even when a target is missed:
 a benchmark reports, it does not gate.
@@ -182,7 +193,7 @@ def make_floor_app() -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# The client loop (same for every server)
+# The client loop (same for every server), run in the client worker process
 # ------------------------------------------------------------------------------------------------
 ARGS = {"a": 2, "b": 3}
 
@@ -249,11 +260,155 @@ async def measure_floor(url: str, n: int, warmup: int) -> dict[str, Any]:
         return {"samples_ns": samples, "protocol_version": None}
 
 
-async def probe_auto(url: str, headers: dict[str, str]) -> str:
-    """What `mode="auto"` (the SDK client's default) negotiates with this server."""
+async def probe_auto(url: str, headers: dict[str, str]) -> dict[str, Any]:
+    """What `mode="auto"` (the SDK client's default) negotiates, and what one `add` call returns."""
     async with connect(url, headers, "auto") as client:
-        await client.list_tools()
-        return str(client.protocol_version)
+        listed = await client.list_tools()
+        schemas = {t.name: t.output_schema for t in listed.tools}
+        result = await client.call_tool("add", ARGS)
+        return {
+            "protocol_version": str(client.protocol_version),
+            "output_schema": schemas.get("add"),
+            "structured_content": result.structured_content,
+            "content_types": [block.type for block in result.content],
+        }
+
+
+async def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """One job of the client worker, bounded by the job's own timeout."""
+    with anyio.fail_after(float(job.get("timeout", 120))):
+        kind = job["kind"]
+        if kind == "mcp":
+            return await measure_mcp(job["url"], job["headers"], job["mode"], job["n"], job["warmup"])
+        if kind == "plain-http":
+            return await measure_floor(job["url"], job["n"], job["warmup"])
+        if kind == "probe":
+            return await probe_auto(job["url"], job["headers"])
+        raise ValueError(f"unknown job kind {kind!r}")
+
+
+def client_worker_main() -> int:
+    """`--client-worker`: run JSON jobs from stdin, one per line, answering each on stdout."""
+    # Only this process's protocol lines go to the real stdout; anything else printed lands on stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+
+    def answer(message: dict[str, Any]) -> None:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    # Pay for the imports here, before the parent starts any measurement.
+    import httpx2  # noqa: F401
+    import mcp  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+    import mcp.shared._httpx_utils  # noqa: F401
+
+    answer({"ready": True, "pid": os.getpid()})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            data = anyio.run(run_job, json.loads(line))
+            answer({"ok": True, **data})
+        except BaseException as exc:  # report every failure to the parent; a bad job ends no run
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            answer({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+    return 0
+
+
+class ClientWorker:
+    """The parent's handle on one long-lived `--client-worker` subprocess.
+
+    `run(job)` sends one job and blocks (releasing the GIL) until its answer arrives, so while
+    the client measures, this process does nothing but serve. A worker that dies or hangs is
+    killed and replaced for the next job.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.stderr: Any = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        import tempfile
+
+        self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--client-worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+            text=True, encoding="utf-8", bufsize=1, cwd=str(ROOT),
+        )  # fmt: skip
+        self.proc = proc
+        hello = self._read(60)
+        if not hello.get("ready"):
+            raise RuntimeError(f"client worker did not start: {hello}")
+        return proc
+
+    def _stderr_tail(self) -> str:
+        if self.stderr is None:
+            return ""
+        self.stderr.flush()
+        self.stderr.seek(0)
+        tail = self.stderr.read()[-1500:].strip()
+        return f"; worker stderr: {tail}" if tail else ""
+
+    def _read(self, timeout: float) -> dict[str, Any]:
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None
+        watchdog = threading.Timer(timeout, proc.kill)  # sleeps on a lock: no GIL traffic while waiting
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            line = proc.stdout.readline()
+        finally:
+            watchdog.cancel()
+        if not line:
+            self._discard()
+            raise RuntimeError(f"client worker died or hung (no answer within {timeout:.0f} s){self._stderr_tail()}")
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def _discard(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait(10)
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Send one job; return its data or raise RuntimeError with the worker's error."""
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        assert proc.stdin is not None
+        timeout = 60 + 0.1 * (job.get("n", 0) + job.get("warmup", 0))  # generous; ~1-3 ms per call
+        job = {**job, "timeout": timeout}
+        try:
+            proc.stdin.write(json.dumps(job) + "\n")
+            proc.stdin.flush()
+        except OSError as exc:
+            self._discard()
+            raise RuntimeError(f"client worker is gone: {exc}{self._stderr_tail()}") from exc
+        message = self._read(timeout + 30)
+        if not message.pop("ok", False):
+            raise RuntimeError(str(message.get("error", message)))
+        return message
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                if proc.stdin is not None:
+                    proc.stdin.close()  # EOF: the worker's loop ends
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -261,14 +416,20 @@ def _split(total: int, parts: int) -> list[int]:
 
 
 def measure_latency(
-    targets: dict[str, tuple[str, dict[str, str]]], floor_url: str, n: int, warmup: int, rounds: int
+    client: ClientWorker,
+    targets: dict[str, tuple[str, dict[str, str]]],
+    floor_url: str,
+    n: int,
+    warmup: int,
+    rounds: int,
 ) -> dict[str, dict[str, Any]]:
     """N timed calls per (server, era), pooled over `rounds` interleaved measurements.
 
-    Each measurement connects a fresh client, warms it up with W calls, then times its share of
-    N. Servers take turns within a round (rotating who goes first), so slow drift of the machine
-    and connection-to-connection luck spread evenly over all servers instead of favouring one.
-    The floor (d) takes turns in both eras' rounds; its shares add up to N once, in total.
+    Each measurement is one job of the client worker process: it connects a fresh client, warms
+    it up with W calls, then times its share of N. Servers take turns within a round (rotating
+    who goes first), so slow drift of the machine and connection-to-connection luck spread evenly
+    over all servers instead of favouring one. The floor (d) takes turns in both eras' rounds;
+    its shares add up to N once, in total.
     """
     latency: dict[str, dict[str, Any]] = {}
     floor_shares = iter(_split(n, 2 * rounds) if n >= 2 * rounds else [n] + [0] * (2 * rounds - 1))
@@ -283,14 +444,17 @@ def measure_latency(
                 if "error" in slot:
                     continue
                 try:
+                    job: dict[str, Any]
                     if key == "d":
                         count = next(floor_shares)
                         if count == 0:
                             continue
-                        data = anyio.run(measure_floor, floor_url, count, warmup)
+                        job = {"kind": "plain-http", "url": floor_url, "n": count, "warmup": warmup}
                     else:
                         url, headers = targets[key]
-                        data = anyio.run(measure_mcp, url, headers, mode, share, warmup)
+                        job = {"kind": "mcp", "url": url, "headers": headers, "mode": mode}
+                        job |= {"n": share, "warmup": warmup}
+                    data = client.run(job)
                 except Exception as exc:
                     latency[label] = {"error": f"{type(exc).__name__}: {exc}"}
                     continue
@@ -481,7 +645,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-kernel", action="store_true", help="skip the real-kernel magics measurement")
     parser.add_argument("--output", type=Path, default=RESULTS, help="JSON results file")
+    parser.add_argument(
+        "--client-worker",
+        action="store_true",
+        help="internal: be the measuring client process (JSON jobs on stdin, JSON answers on stdout)",
+    )
     opts = parser.parse_args(argv)
+    if opts.client_worker:
+        return client_worker_main()
     n = opts.calls if opts.calls is not None else (50 if opts.quick else 300)
     warmup = opts.warmup if opts.warmup is not None else (5 if opts.quick else 30)
     runs = 3 if opts.quick else SUBPROCESS_RUNS
@@ -499,13 +670,16 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"bench_core: N={n} timed calls per server and era, in {rounds} interleaved rounds"
-        f" (each: a fresh client, W={warmup} warm-up calls)",
+        f" (each: a fresh client, W={warmup} warm-up calls); servers in this process,"
+        " the client in a separate process",
         flush=True,
     )
     srv = serve(catalogue=cat)
     servers: list[ThreadedUvicorn] = []
     latency: dict[str, dict[str, Any]] = {}
     auto: dict[str, str | None] = {}
+    shapes: dict[str, Any] = {}
+    client = ClientWorker()
     try:
         mcpserver = ThreadedUvicorn(make_mcpserver_app(), "mcpserver").start()
         servers.append(mcpserver)
@@ -521,11 +695,15 @@ def main(argv: list[str] | None = None) -> int:
         }
         for key, (url, headers) in targets.items():
             try:
-                auto[key] = anyio.run(probe_auto, url, headers)
+                probe = client.run({"kind": "probe", "url": url, "headers": headers})
             except Exception as exc:
                 auto[key] = f"failed: {type(exc).__name__}: {exc}"
-        latency = measure_latency(targets, floor.url, n, warmup, rounds)
+                continue
+            auto[key] = probe.pop("protocol_version")
+            shapes[key] = probe
+        latency = measure_latency(client, targets, floor.url, n, warmup, rounds)
     finally:
+        client.close()
         srv.stop()
         for server in servers:
             server.stop()
@@ -543,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             kernel = {"error": f"{type(exc).__name__}: {exc}"}
 
-    report = build_report(n, warmup, rounds, latency, auto, fresh, kernel)
+    report = build_report(n, warmup, rounds, latency, auto, shapes, fresh, kernel)
     report["elapsed_s"] = time.perf_counter() - began
     print_report(report)
     opts.output.parent.mkdir(parents=True, exist_ok=True)
@@ -573,6 +751,7 @@ def build_report(
     rounds: int,
     latency: dict[str, dict[str, Any]],
     auto: dict[str, str | None],
+    shapes: dict[str, Any],
     fresh: dict[str, Any],
     kernel: dict[str, Any] | None,
 ) -> dict[str, Any]:
@@ -628,8 +807,10 @@ def build_report(
         "calls": n,
         "warmup": warmup,
         "rounds": rounds,
+        "client": "separate process (bench_core.py --client-worker); servers on threads of the benchmark process",
         "latency": rows,
         "auto_mode_negotiates": auto,
+        "add_result_shape": shapes,
         "ratios": ratios,
         "startup": fresh,
         "startup_checks": checks,
@@ -680,6 +861,7 @@ def print_report(report: dict[str, Any]) -> None:
     print()
     negotiated = ", ".join(f"({k}) {v}" for k, v in report["auto_mode_negotiates"].items())
     print(f"mode='auto' negotiates: {negotiated}")
+    _print_result_shapes(report.get("add_result_shape", {}))
     print()
     print("ratios of medians")
     for name, ratio in report["ratios"].items():
@@ -697,6 +879,22 @@ def print_report(report: dict[str, Any]) -> None:
     else:
         _print_startup(report["startup"], report["startup_checks"])
     _print_kernel(report.get("kernel"))
+
+
+def _print_result_shapes(shapes: dict[str, Any]) -> None:
+    print(
+        "note: (a)'s add is declared `-> int`, so each call returns structuredContent validated against"
+        " an outputSchema (the SDK client re-validates it: included in the timings); (c) returns only a text block"
+    )
+    seen = []
+    for key, shape in shapes.items():
+        schema = "outputSchema" if shape.get("output_schema") else "no outputSchema"
+        structured = shape.get("structured_content")
+        blocks = "+".join(shape.get("content_types", [])) or "no content"
+        part = f"structuredContent {json.dumps(structured)}" if structured is not None else "no structuredContent"
+        seen.append(f"({key}) {schema}, {part}, {blocks}")
+    if seen:
+        print(f"  as probed: {'; '.join(seen)}")
 
 
 def _print_startup(s: dict[str, Any], checks: dict[str, Any]) -> None:

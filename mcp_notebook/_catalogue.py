@@ -8,6 +8,7 @@ emits a change event; listeners (the server, widgets) decide what to do with it.
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import re
 import threading
@@ -15,8 +16,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
+import jsonschema
+
+from ._arguments import argument_converter, compile_validator
 from ._errors import ToolDefinitionError
-from ._schema import FunctionSchema, compile_validator, function_schema
+from ._schema import FunctionSchema, function_schema
 from ._text import t
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -24,7 +28,7 @@ RunIn = Literal["thread", "kernel"]
 ChangeListener = Callable[[str], None]
 
 # Spec 2025-11-25, server/tools "Tool names": 1-128 characters, case-sensitive, [A-Za-z0-9_.-].
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _BAD_CHAR_RE = re.compile(r"[^A-Za-z0-9_.\-]")
 
 _ANNOTATION_KEYS = {
@@ -37,7 +41,7 @@ _ANNOTATION_KEYS = {
 
 def check_tool_name(name: str) -> None:
     """Raise `ToolDefinitionError` unless `name` follows the spec's tool-name rules."""
-    if _NAME_RE.match(name):
+    if _NAME_RE.fullmatch(name):
         return
     if not name:
         why = t("name.empty")
@@ -72,8 +76,15 @@ class ToolEntry:
     def read_only(self) -> bool:
         return self.annotations.get("readOnlyHint") is True
 
+    @functools.cached_property
     def validator(self) -> Any:
+        """The compiled input-schema validator (built on first call, then kept)."""
         return compile_validator(self.input_schema)
+
+    @functools.cached_property
+    def convert(self) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+        """JSON arguments → the keyword arguments the function's type hints ask for."""
+        return argument_converter(self.fn)
 
     def to_wire(self) -> dict[str, Any]:
         """The tool as `tools/list` shows it (JSON, camelCase keys)."""
@@ -116,7 +127,12 @@ def make_entry(
     if run_in not in (None, "thread", "kernel"):
         raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
     schema: FunctionSchema = function_schema(fn)
-    flags = {"read_only": read_only, "destructive": destructive, "idempotent": idempotent, "open_world": open_world}
+    flags = {
+        "read_only": read_only,
+        "destructive": destructive,
+        "idempotent": idempotent,
+        "open_world": open_world,
+    }
     annotations = {_ANNOTATION_KEYS[k]: v for k, v in flags.items() if v is not None}
     if read_only and destructive is None:
         # A read-only tool cannot destroy anything; say so rather than leave the spec default (true).
@@ -127,7 +143,7 @@ def make_entry(
         out, wraps = None, False
     elif output_schema is not None:
         out, wraps = dict(output_schema), False
-        compile_validator(out)  # fail now, at definition time, on a malformed override
+        _check_output_schema(tool_name, out)  # fail now, at definition time, not on the first call
     else:
         out = schema.output_schema
     return ToolEntry(
@@ -141,6 +157,17 @@ def make_entry(
         annotations=annotations,
         run_in=run_in,
     )
+
+
+def _check_output_schema(name: str, schema: dict[str, Any]) -> None:
+    # Spec 2025-11-25 server/tools "Output Schema": structuredContent is a JSON object, so the root is one.
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ToolDefinitionError(t("tool.bad_output_schema", name=name, why=exc.message)) from None
+    if schema.get("type") != "object":
+        why = f"its root type is {schema.get('type')!r}, not 'object'"
+        raise ToolDefinitionError(t("tool.bad_output_schema", name=name, why=why))
 
 
 class Catalogue:
@@ -235,7 +262,7 @@ default_catalogue = Catalogue()
 
 
 @overload
-def tool(fn: F, /) -> F: ...
+def tool(fn: F, /, *, catalogue: Catalogue | None = None) -> F: ...
 @overload
 def tool(
     *,

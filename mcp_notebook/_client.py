@@ -62,7 +62,9 @@ class CallResult:
             if kind == "text":
                 lines.append(block["text"])
             elif kind in ("image", "audio"):
-                lines.append(f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', '')) * 3 // 4} bytes]")
+                lines.append(
+                    f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', '')) * 3 // 4} bytes]"
+                )
             else:
                 lines.append(f"[{kind}] {json.dumps(block, ensure_ascii=False)[:200]}")
         return "\n".join(lines)
@@ -70,7 +72,9 @@ class CallResult:
     def _repr_html_(self) -> str:
         colour = "#b3261e" if self.is_error else "#1b6e3a"
         label = t("result.error_label") if self.is_error else t("result.ok_label")
-        parts = [f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>']
+        parts = [
+            f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>'
+        ]
         for block in self.content:
             kind = block.get("type")
             if kind == "text":
@@ -92,7 +96,9 @@ class _Connection:
         self._closed: anyio.Event | None = None
         self.client: Any = None
 
-    async def run(self, timeout: float, *, task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self, timeout: float, *, task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
         self._closed = anyio.Event()
         # One scope for the whole life of the connection (anyio scopes must nest), with a
         # deadline only while connecting.
@@ -120,7 +126,9 @@ class ClientPool:
         # Close our connections to a server before it stops: an open GET stream would hold its shutdown.
         runtime.before_server_stop.append(lambda server: self.close_target(server.url))
 
-    def get(self, key: tuple[str, ...], open_client: Callable[[], Any], target: str, timeout: float) -> _Connection:
+    def get(
+        self, key: tuple[str, ...], open_client: Callable[[], Any], target: str, timeout: float
+    ) -> _Connection:
         with self._lock:
             connection = self._connections.get(key)
         if connection is not None:
@@ -186,7 +194,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _resolve_target(url: str | None, token: str | None, stdio: str | None, mode: str) -> tuple[tuple[str, ...], Callable[[], Any], str]:
+def _resolve_target(
+    url: str | None, token: str | None, stdio: str | None, mode: str
+) -> tuple[tuple[str, ...], Callable[[], Any], str]:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
     from mcp.client.streamable_http import streamable_http_client
@@ -200,7 +210,7 @@ def _resolve_target(url: str | None, token: str | None, stdio: str | None, mode:
         async def open_stdio() -> AsyncIterator[Any]:
             # The child's stderr must not land in a random cell: send it nowhere.
             with open(os.devnull, "w") as errlog:
-                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:  # type: ignore[arg-type]
+                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
                     yield client
 
         return ("stdio", stdio, mode), open_stdio, stdio
@@ -213,7 +223,7 @@ def _resolve_target(url: str | None, token: str | None, stdio: str | None, mode:
 
     def open_http() -> Any:
         http = create_mcp_http_client(headers=headers)
-        return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode), http)  # type: ignore[arg-type]
+        return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode), http)
 
     return ("http", url, token or "", mode), open_http, url
 
@@ -267,7 +277,9 @@ def request(
             # A broken connection (server restarted, process gone): reconnect once, then give up.
             pool.drop(key)
             if attempt == 2:
-                raise ClientConnectionError(t("client.unreachable", target=target, error=_describe(exc))) from exc
+                raise ClientConnectionError(
+                    t("client.unreachable", target=target, error=_describe(exc))
+                ) from exc
     raise AssertionError("unreachable")
 
 
@@ -319,7 +331,11 @@ def call(
 
 
 def list_tools(
-    *, url: str | None = None, token: str | None = None, stdio: str | None = None, mode: str = "auto",
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
     timeout: float = DEFAULT_TIMEOUT,
 ) -> list[dict[str, Any]]:
     """Every tool the target lists (all pages), as JSON dicts."""
@@ -329,7 +345,9 @@ def list_tools(
         cursor = None
         while True:
             page = await client.list_tools(cursor=cursor)
-            tools.extend(tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in page.tools)
+            tools.extend(
+                tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in page.tools
+            )
             cursor = page.next_cursor
             if not cursor:
                 return tools

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import functools
 import io
@@ -29,9 +30,11 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-import anyio.to_thread
+import anyio
 
-_captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_notebook_captured", default=None)
+_captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar(
+    "mcp_notebook_captured", default=None
+)
 
 
 class KernelBusy(Exception):
@@ -48,7 +51,9 @@ class KernelPump:
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self.loop = loop
-        self._items: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = queue.SimpleQueue()
+        self._items: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = (
+            queue.SimpleQueue()
+        )
         self._wakeup = threading.Event()
 
     def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
@@ -93,6 +98,68 @@ def _monotonic() -> float:
     return time.monotonic()
 
 
+class WorkerPool:
+    """Daemon worker threads for sync tools, with a fast hand-back for quick calls.
+
+    Daemon threads, so a tool that never returns cannot hold up kernel shutdown. When no other call
+    is in flight, the server's loop waits up to `quick` seconds for the result on the spot: a typical
+    notebook tool answers in microseconds, and waking the loop from another thread costs more than
+    that. Under concurrency (or for slower tools) the call is awaited without blocking the loop.
+    """
+
+    def __init__(self, max_workers: int = 32, quick: float = 0.001) -> None:
+        self.max_workers = max_workers
+        self.quick = quick
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0
+        self._in_flight = 0
+
+    async def run(self, fn: Callable[[], Any]) -> Any:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            alone = self._in_flight == 0
+            self._in_flight += 1
+            if self._idle == 0 and self._threads < self.max_workers:
+                self._threads += 1
+                threading.Thread(target=self._work, name="mcp-notebook-tool", daemon=True).start()
+        try:
+            self._jobs.put((fn, future))
+            if alone:
+                with contextlib.suppress(concurrent.futures.TimeoutError):
+                    return future.result(timeout=self.quick)
+            return await asyncio.wrap_future(future)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1  # "idle" = waiting for a job; a new call spawns a thread only if none is
+            job = self._jobs.get()
+            with self._lock:
+                self._idle -= 1
+            if job is None:
+                return
+            fn, future = job
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # reported to the awaiting call, which makes it an error result
+                    future.set_exception(exc)
+
+    def close(self) -> None:
+        """Let idle workers end (busy ones end after their current call)."""
+        with self._lock:
+            count, self._threads = self._threads, 0
+        for _ in range(count):
+            self._jobs.put(None)
+
+
 class ToolRunner:
     """Calls tool functions where the server was told to, capturing their output."""
 
@@ -108,8 +175,11 @@ class ToolRunner:
         self.pump = pump
         self.busy_timeout = busy_timeout
         self._server_thread = server_thread
+        self.workers = WorkerPool()
 
-    async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None) -> tuple[Any, str]:
+    async def run(
+        self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None
+    ) -> tuple[Any, str]:
         """Call ``fn(**kwargs)``; return its value and what it printed."""
         where = run_in or self.run_in
         install_capture(self._server_thread)
@@ -121,8 +191,9 @@ class ToolRunner:
             elif asyncio.iscoroutinefunction(fn):
                 value = await fn(**kwargs)
             else:
-                # to_thread copies this task's context, so prints in the worker land in `buffer`.
-                value = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs), abandon_on_cancel=True)
+                value = await self.workers.run(
+                    functools.partial(contextvars.copy_context().run, fn, **kwargs)
+                )
         finally:
             _captured.reset(token)
         return value, buffer.getvalue()
@@ -157,7 +228,10 @@ class ToolRunner:
 
 
 async def _in_context(
-    context: contextvars.Context, mark_started: Callable[[], None], fn: Callable[..., Any], kwargs: dict[str, Any]
+    context: contextvars.Context,
+    mark_started: Callable[[], None],
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
 ) -> Any:
     mark_started()
     for var, value in context.items():

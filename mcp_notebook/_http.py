@@ -103,9 +103,14 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def _send_json(send: Send, status: int, payload: Any, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _send_json(
+    send: Send, status: int, payload: Any, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = json.dumps(payload, ensure_ascii=False).encode()
-    headers = [(b"content-type", b"application/json; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    headers = [
+        (b"content-type", b"application/json; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
     await send({"type": "http.response.body", "body": body})
 

@@ -24,7 +24,9 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("--port", type=int, default=0, help="TCP port (default 0: any free port).")
     @argument("--host", default="127.0.0.1", help="Address to bind (default 127.0.0.1, loopback only).")
-    @argument("--token", default=None, help="Token clients must send (default: MCP_NOTEBOOK_TOKEN or random).")
+    @argument(
+        "--token", default=None, help="Token clients must send (default: MCP_NOTEBOOK_TOKEN or random)."
+    )
     @argument(
         "--run-in",
         choices=("thread", "kernel"),
@@ -47,7 +49,11 @@ class MCPMagics(Magics):
 
         try:
             return serve(
-                port=args.port, host=args.host, token=args.token, run_in=args.run_in, allow_remote=args.allow_remote
+                port=args.port,
+                host=args.host,
+                token=args.token,
+                run_in=args.run_in,
+                allow_remote=args.allow_remote,
             )
         except MCPNotebookError as exc:
             raise UsageError(str(exc)) from None
@@ -72,7 +78,11 @@ class MCPMagics(Magics):
     @argument("pairs", nargs="*", help="Arguments as key=value (values read as JSON when they parse).")
     @argument("--url", default=None, help="Call a tool of another Streamable HTTP server.")
     @argument("--token", default=None, help="Token for --url.")
-    @argument("--stdio", default=None, help='Call a tool of a stdio server started by this command, e.g. "python srv.py".')
+    @argument(
+        "--stdio",
+        default=None,
+        help='Call a tool of a stdio server started by this command, e.g. "python srv.py".',
+    )
     @argument("--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use.")
     @argument("--timeout", type=float, default=60.0, help="Seconds to wait for the result (default 60).")
     @no_var_expand
@@ -197,5 +207,3 @@ def unregister(ipython: Any) -> None:
     for name in MAGIC_NAMES:
         line_magics.pop(name, None)
     ipython.magics_manager.registry.pop("MCPMagics", None)
-
-

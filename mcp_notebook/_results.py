@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ._schema import argument_problems, compile_validator
+from ._arguments import argument_problems, compile_validator
 from ._text import t
 
 _IMAGE_MAGIC = (
@@ -65,7 +65,11 @@ def to_result(
         return {"content": [image], "isError": False}
     if isinstance(value, bytes | bytearray):
         blob = base64.b64encode(bytes(value)).decode("ascii")
-        resource = {"uri": "data:application/octet-stream", "mimeType": "application/octet-stream", "blob": blob}
+        resource = {
+            "uri": "data:application/octet-stream",
+            "mimeType": "application/octet-stream",
+            "blob": blob,
+        }
         return {"content": [{"type": "resource", "resource": resource}], "isError": False}
     if value is None and output_schema is None:
         return {"content": [], "isError": False}
@@ -84,17 +88,17 @@ def to_result(
 
 def to_jsonable(value: Any) -> Any:
     """A JSON-compatible copy of `value` (dataclasses, pydantic models, numpy, pandas, dates ...)."""
+    if isinstance(value, enum.Enum):  # before int/str: IntEnum and StrEnum members become plain values
+        return to_jsonable(value.value)
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         # JSON has no NaN or infinity; null is the honest value a client can parse.
         return value if math.isfinite(value) else None
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        items = _stable_order(value) if isinstance(value, set | frozenset) else value
         return [to_jsonable(v) for v in items]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -111,6 +115,14 @@ def to_jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy array or scalar
         return to_jsonable(value.tolist())
     return repr(value)
+
+
+def _stable_order(items: set[Any] | frozenset[Any]) -> list[Any]:
+    # A set has no order; give one that is the same on every run (numbers by value when possible).
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)
 
 
 def _image_block(value: Any) -> dict[str, Any] | None:
@@ -153,6 +165,12 @@ def _mcp_passthrough(value: Any) -> dict[str, Any] | None:
         result.setdefault("isError", False)
         return result
     items = value if isinstance(value, list) and value else [value]
-    if all(isinstance(v, BaseModel) and getattr(v, "type", None) in _CONTENT_TYPES for v in items):
+    # Only the SDK's own classes: a user's model with a `type` field is data, not a content block.
+    if all(
+        isinstance(v, BaseModel)
+        and type(v).__module__.startswith("mcp_types")
+        and getattr(v, "type", None) in _CONTENT_TYPES
+        for v in items
+    ):
         return {"content": [dump(v) for v in items], "isError": False}
     return None

@@ -205,7 +205,9 @@ def serve(
         runner = ToolRunner(
             run_in, runtime.kernel_pump, busy_timeout=busy_timeout, server_thread=lambda: runtime.thread
         )
-        tools = ToolServer(catalogue if catalogue is not None else default_catalogue, runner, page_size=page_size)
+        tools = ToolServer(
+            catalogue if catalogue is not None else default_catalogue, runner, page_size=page_size
+        )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
         portal = runtime.portal()
         try:
@@ -226,6 +228,7 @@ def serve(
             with contextlib.suppress(Exception):
                 portal.call(server.done.wait)
             remove_capture()
+            runner.workers.close()
             handle.running = False
             with runtime._lock:
                 if runtime.server is handle:
@@ -299,7 +302,9 @@ async def _run_http(
         group.start_soon(serve_until_stopped)
         await server.ready.wait()
         if not server.started:
-            raise ServerError(t("serve.failed", error="the HTTP server did not start (see the 'uvicorn' log)"))
+            raise ServerError(
+                t("serve.failed", error="the HTTP server did not start (see the 'uvicorn' log)")
+            )
         task_status.started(server)
 
 

@@ -20,26 +20,26 @@ import binascii
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
 from mcp.server.caching import CacheHint
-from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from ._version import __version__
+from ._arguments import argument_problems
 from ._catalogue import Catalogue
 from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
 from ._results import error_result, to_result
-from ._schema import argument_problems, convert_arguments
 from ._text import t
+from ._version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class CallRecord:
 class _NotebookServer(Server[Any]):
     # The streamable-HTTP session manager builds initialization options itself, without
     # NotificationOptions, so handshake-era clients would be told tools.listChanged=false.
-    def create_initialization_options(  # type: ignore[override]
+    def create_initialization_options(
         self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
     ) -> Any:
         options = notification_options or NotificationOptions(tools_changed=True)
@@ -109,14 +109,19 @@ class ToolServer:
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self.listen_handler,
         )
-        self.sdk.middleware.append(self._track_legacy_sessions)
+        # A notification handler, not a middleware: it costs nothing on every other request.
+        self.sdk.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._on_initialized
+        )
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         entry = self.catalogue.get(name)
         return entry.input_schema if entry is not None else None
 
-    async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
         tools = self.catalogue.tools()
         start = _decode_cursor(params.cursor if params else None)
         page = tools[start : start + self.page_size]
@@ -145,7 +150,7 @@ class ToolServer:
             started=time.time(),
         )
         clock = time.perf_counter()
-        problems = argument_problems(entry.validator(), arguments)
+        problems = argument_problems(entry.validator, arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
             result = error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
@@ -161,10 +166,13 @@ class ToolServer:
 
     async def _run(self, entry: Any, arguments: dict[str, Any], record: CallRecord) -> dict[str, Any]:
         try:
-            kwargs = convert_arguments(entry.fn, arguments)
+            kwargs = entry.convert(arguments)
             value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
             result = to_result(
-                value, output_schema=entry.output_schema, wraps_output=entry.wraps_output, tool_name=entry.name
+                value,
+                output_schema=entry.output_schema,
+                wraps_output=entry.wraps_output,
+                tool_name=entry.name,
             )
             record.outcome = "error result" if result.get("isError") else "ok"
             return result
@@ -189,13 +197,13 @@ class ToolServer:
                 logger.exception("on_call callback failed")
 
     # -- change notifications -----------------------------------------------------------------
-    async def _track_legacy_sessions(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> Any:
-        if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+    async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
+        # Handshake-era sessions have no public registry in the SDK: remember each one to notify it later.
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
             request = ctx.request
             session_id = request.headers.get("mcp-session-id") if request is not None else None
             if session_id:
                 self._legacy_sessions[session_id] = ctx.session
-        return await call_next(ctx)
 
     async def notify_tools_changed(self) -> None:
         """Tell every connected client, of either era, that the tool list changed."""
@@ -237,5 +245,3 @@ def _decode_cursor(cursor: str | None) -> int:
             f"Invalid cursor {cursor!r}: pass back the nextCursor of a previous tools/list, unchanged.",
         ) from None
     return offset
-
-

@@ -97,6 +97,16 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Tool {name!r} is marked both read_only and destructive. A read-only tool changes nothing; drop one.",
         "ko": "도구 {name!r}에 read_only와 destructive가 함께 붙어 있습니다. 읽기 전용 도구는 아무것도 바꾸지 않으니 하나를 빼세요.",
     },
+    "tool.bad_output_schema": {
+        "en": (
+            "The output_schema given for tool {name!r} cannot be used: {why}. Give a JSON Schema whose root is "
+            '{{"type": "object", ...}}, or output_schema=False for none.'
+        ),
+        "ko": (
+            '도구 {name!r}에 준 output_schema를 쓸 수 없습니다: {why}. 루트가 {{"type": "object", ...}}인 '
+            "JSON Schema를 주거나, 출력 스키마가 필요 없으면 output_schema=False를 넘기세요."
+        ),
+    },
     "tool.unknown_local": {
         "en": "There is no tool named {name!r}.{hint} Defined tools: {known}.",
         "ko": "{name!r}라는 도구가 없습니다.{hint} 정의된 도구: {known}.",
@@ -195,8 +205,8 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "ko": "{target}에서 {seconds:g}초 안에 답이 없습니다. 도구가 아직 실행 중일 수 있습니다. timeout=을 늘리거나 서버를 확인하세요.",
     },
     "magic.bad_json": {
-        "en": "Could not read the arguments as JSON: {error}. Write %mcp_call NAME key=value ... or %mcp_call NAME {{\"key\": \"value\"}}.",
-        "ko": "인자를 JSON으로 읽지 못했습니다: {error}. %mcp_call 이름 key=value ... 또는 %mcp_call 이름 {{\"key\": \"value\"}} 형태로 쓰세요.",
+        "en": 'Could not read the arguments as JSON: {error}. Write %mcp_call NAME key=value ... or %mcp_call NAME {{"key": "value"}}.',
+        "ko": '인자를 JSON으로 읽지 못했습니다: {error}. %mcp_call 이름 key=value ... 또는 %mcp_call 이름 {{"key": "value"}} 형태로 쓰세요.',
     },
     "magic.bad_pair": {
         "en": "{token!r} is not key=value. Write %mcp_call NAME key=value ... (or one JSON object).",
@@ -207,7 +217,10 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "ko": "${name}에 해당하는 변수가 이 노트북에 없습니다. 먼저 {name}을(를) 정의하거나 값을 따옴표로 감싸세요.",
     },
     # -- results display ----------------------------------------------------------------------------------
-    "result.error_label": {"en": "Tool execution error (isError: true)", "ko": "도구 실행 오류 (isError: true)"},
+    "result.error_label": {
+        "en": "Tool execution error (isError: true)",
+        "ko": "도구 실행 오류 (isError: true)",
+    },
     "result.ok_label": {"en": "Tool result", "ko": "도구 결과"},
 }
 

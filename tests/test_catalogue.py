@@ -143,11 +143,6 @@ def test_valid_edge_names_pass(name: str) -> None:
     assert catalogue.names() == [name]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _NAME_RE ends with '$', which also matches before a trailing newline, so 'forecast\\n' "
-    "passes check_tool_name (use re.fullmatch or '\\Z').",
-)
 def test_a_name_ending_in_a_newline_is_rejected() -> None:
     with pytest.raises(ToolDefinitionError, match="is not allowed"):
         check_tool_name("forecast\n")
@@ -249,11 +244,6 @@ def test_output_schema_false_removes_it() -> None:
     assert entry.wraps_output is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: make_entry's compile_validator() only constructs a jsonschema validator, which does not "
-    "check the schema (no check_schema call), so {'type': 12} is accepted at definition time.",
-)
 def test_a_malformed_output_schema_override_fails_at_definition_time() -> None:
     def forecast(city: str) -> dict[str, Any]:
         return {}
@@ -262,11 +252,6 @@ def test_a_malformed_output_schema_override_fails_at_definition_time() -> None:
         make_entry(forecast, output_schema={"type": 12})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: MCP requires outputSchema to have type 'object' at the root; an override such as "
-    "{'type': 'array'} is accepted and advertised as is.",
-)
 def test_an_output_schema_override_must_be_an_object_schema() -> None:
     def forecast(city: str) -> list[int]:
         return []

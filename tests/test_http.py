@@ -17,11 +17,17 @@ INIT = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 
 
-def post(srv: Any, body: Any, *, token: str | None = "ok", url: str | None = None, **headers: str) -> httpx2.Response:
+def post(
+    srv: Any, body: Any, *, token: str | None = "ok", url: str | None = None, **headers: str
+) -> httpx2.Response:
     all_headers = {"Accept": ACCEPT, "Content-Type": "application/json", **headers}
     if token == "ok":
         all_headers["Authorization"] = f"Bearer {srv.token}"

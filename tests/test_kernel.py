@@ -67,7 +67,9 @@ def port_is_free(port: int) -> bool:
 
 
 def test_load_ext_registers_magics_without_importing_the_sdk(kernel: Kernel) -> None:
-    out = kernel.run("%load_ext mcp_notebook\nimport sys\nprint('mcp' in sys.modules, 'uvicorn' in sys.modules)")
+    out = kernel.run(
+        "%load_ext mcp_notebook\nimport sys\nprint('mcp' in sys.modules, 'uvicorn' in sys.modules)"
+    )
     out.raise_for_error()
     assert out.stdout.strip() == "False False"
     help_text = kernel.run("print(get_ipython().find_line_magic('mcp_serve').__doc__)").stdout

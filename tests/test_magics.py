@@ -50,7 +50,12 @@ def test_help_says_how_to_use_each_magic(shell: InteractiveShell) -> None:
     serve_help = shell.find_line_magic("mcp_serve").__doc__
     call_help = shell.find_line_magic("mcp_call").__doc__
     assert "--port" in serve_help and "--run-in" in serve_help and "srv.token" in serve_help
-    assert "key=value" in call_help and "--url" in call_help and "--stdio" in call_help and "$my_city" in call_help
+    assert (
+        "key=value" in call_help
+        and "--url" in call_help
+        and "--stdio" in call_help
+        and "$my_city" in call_help
+    )
 
 
 def test_bad_arguments_are_usage_errors(shell: InteractiveShell) -> None:
@@ -91,7 +96,7 @@ def test_url_target_with_token(shell: InteractiveShell, adder: Any) -> None:
 
 
 def test_unreachable_url_says_so(shell: InteractiveShell) -> None:
-    with pytest.raises(UsageError, match="Could not connect to http://127.0.0.1:9/mcp"):
+    with pytest.raises(UsageError, match=r"Could not connect to http://127\.0\.0\.1:9/mcp"):
         shell.run_line_magic("mcp_call", "add a=1 b=2 --url http://127.0.0.1:9/mcp --timeout 5")
 
 
@@ -102,20 +107,24 @@ def test_stdio_target(shell: InteractiveShell) -> None:
 
 
 def test_import_is_cheap_and_does_not_import_the_sdk() -> None:
-    code = "import sys, mcp_notebook; print('mcp' in sys.modules, 'uvicorn' in sys.modules, 'IPython' in sys.modules)"
+    code = "import sys, mcp_notebook; print(*(m in sys.modules for m in ('mcp', 'uvicorn', 'IPython')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_public_surface_is_curated() -> None:
-    assert mcp_notebook.__all__ == sorted(mcp_notebook.__all__, key=str.lower) or mcp_notebook.__all__ == sorted(
-        mcp_notebook.__all__
-    )
+    assert mcp_notebook.__all__ == sorted(
+        mcp_notebook.__all__, key=str.lower
+    ) or mcp_notebook.__all__ == sorted(mcp_notebook.__all__)
     for name in mcp_notebook.__all__:
         assert getattr(mcp_notebook, name) is not None, name
-    assert {"tool", "serve", "call", "ToolError", "ProtocolError", "remove_tool", "stop"} <= set(mcp_notebook.__all__)
+    assert {"tool", "serve", "call", "ToolError", "ProtocolError", "remove_tool", "stop"} <= set(
+        mcp_notebook.__all__
+    )
 
 
 def test_console_script() -> None:
-    out = subprocess.run([sys.executable, "-m", "mcp_notebook.cli", "--version"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook.cli", "--version"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and out.stdout.startswith("mcp-notebook ")

@@ -307,12 +307,6 @@ def test_an_sdk_call_tool_result_without_is_error_is_a_success() -> None:
     assert result["isError"] is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _mcp_passthrough treats any pydantic model whose `type` field is 'text', 'image', 'audio', "
-    "'resource' or 'resource_link' as an SDK content block once mcp_types is imported (always, while "
-    "serving), so a user's model is sent as an invalid content block instead of structured data.",
-)
 def test_a_user_model_with_a_type_field_is_data_not_a_content_block() -> None:
     importlib.import_module("mcp_types")  # as it is whenever the server is running
 

@@ -15,16 +15,9 @@ import pydantic
 import pytest
 
 from mcp_notebook import _text
+from mcp_notebook._arguments import argument_problems, compile_validator, convert_arguments
 from mcp_notebook._errors import ToolDefinitionError
-from mcp_notebook._schema import (
-    FunctionSchema,
-    UnsupportedTypeError,
-    argument_problems,
-    compile_validator,
-    convert_arguments,
-    function_schema,
-    type_schema,
-)
+from mcp_notebook._schema import FunctionSchema, UnsupportedTypeError, function_schema, type_schema
 
 
 @pytest.fixture(autouse=True)
