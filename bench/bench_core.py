@@ -12,7 +12,11 @@ served over Streamable HTTP on 127.0.0.1, by
   (b) the SDK's high-level ``MCPServer``,
   (c) the SDK's low-level ``Server`` with nothing extra (typed result, no validation),
   (d) a bare Starlette JSON endpoint (the floor; plain httpx POSTs, no MCP client, so the
-      same number stands for both eras).
+      same number stands for both eras),
+
+and, for information only (no target), (a') the same ``serve()`` (same Catalogue, same URL and
+token) calling ``add_async``, the same tool written ``async def``: (a) hands a sync tool to a
+worker thread, an async tool runs on the server loop, so (a) - (a') is the cost of that hop.
 
 (b)-(d) run in uvicorn on a thread of their own, all in this process. The measuring client runs
 in a separate process (this script with ``--client-worker``, started once before anything is
@@ -27,7 +31,9 @@ Client worker protocol (``--client-worker``): it prints ``{"ready": true, ...}``
 are done, then reads one JSON job per line on stdin and answers each with one JSON line on
 stdout, until stdin closes. A job is ``{"kind": "mcp", "url", "headers", "mode", "n", "warmup"}``,
 ``{"kind": "plain-http", "url", "n", "warmup"}`` (the floor) or ``{"kind": "probe", "url",
-"headers"}`` (what ``mode="auto"`` negotiates, and the shape of an ``add`` result); the answer is
+"headers"}`` (what ``mode="auto"`` negotiates, and the shape of an ``add`` result); ``mcp`` and
+``probe`` jobs take an optional ``"tool"``, the name of the tool to call (default ``"add"``,
+``"add_async"`` for (a')), which must answer 5 to ``{"a": 2, "b": 3}``; the answer is
 ``{"ok": true, "samples_ns": [...], "protocol_version": ...}`` (or the probe's fields), or
 ``{"ok": false, "error": "..."}``.
 
@@ -150,7 +156,12 @@ def make_mcpserver_app() -> Any:
 
 
 def make_lowlevel_app() -> Any:
-    """(c) the SDK's low-level Server: one typed Tool, a typed CallToolResult, nothing else."""
+    """(c) the SDK's low-level Server: one typed Tool, a typed CallToolResult, nothing else.
+
+    The tool and its result have the same wire shape as (a)'s and (b)'s `add(a: int, b: int) -> int`
+    (an outputSchema, structuredContent {"result": 5} and its JSON as text), so the three rows compare
+    servers, not result sizes or the client's output-schema check; (c) just skips every check.
+    """
     import mcp_types as types
     from mcp.server.lowlevel.server import Server
 
@@ -162,6 +173,11 @@ def make_lowlevel_app() -> Any:
             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
             "required": ["a", "b"],
         },
+        output_schema={
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"],
+        },
     )
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -169,7 +185,10 @@ def make_lowlevel_app() -> Any:
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         args = params.arguments or {}
-        return types.CallToolResult(content=[types.TextContent(type="text", text=str(args["a"] + args["b"]))])
+        total = args["a"] + args["b"]
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=str(total))], structured_content={"result": total}
+        )
 
     server: Server[Any] = Server("bench-lowlevel", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     return server.streamable_http_app()
@@ -198,11 +217,11 @@ def make_floor_app() -> Any:
 ARGS = {"a": 2, "b": 3}
 
 
-async def _timed(n: int, warmup: int, call: Callable[[], Awaitable[str]]) -> list[int]:
+async def _timed(n: int, warmup: int, call: Callable[[], Awaitable[str]], tool: str = "add") -> list[int]:
     for _ in range(warmup):
         text = await call()
         if text != "5":
-            raise RuntimeError(f"add(2, 3) answered {text!r}")
+            raise RuntimeError(f"{tool}(2, 3) answered {text!r}")
     samples = []
     clock = time.perf_counter_ns
     for _ in range(n):
@@ -226,19 +245,23 @@ async def connect(url: str, headers: dict[str, str], mode: str) -> AsyncIterator
         yield client
 
 
-async def measure_mcp(url: str, headers: dict[str, str], mode: str, n: int, warmup: int) -> dict[str, Any]:
-    """One connected SDK client: list tools once, W warm-up calls, N timed calls."""
+async def measure_mcp(
+    url: str, headers: dict[str, str], mode: str, n: int, warmup: int, tool: str = "add"
+) -> dict[str, Any]:
+    """One connected SDK client: list tools once, W warm-up calls, N timed calls of `tool`."""
     async with connect(url, headers, mode) as client:
         # A 2026-era call of a tool the client never listed may be bounced (HEADER_MISMATCH).
-        await client.list_tools()
+        listed = await client.list_tools()
+        if tool not in {t.name for t in listed.tools}:
+            raise RuntimeError(f"tool {tool!r} is not listed by {url}")
 
         async def call() -> str:
-            result = await client.call_tool("add", ARGS)
+            result = await client.call_tool(tool, ARGS)
             if result.is_error:
-                raise RuntimeError(f"add failed: {result.content}")
+                raise RuntimeError(f"{tool} failed: {result.content}")
             return str(result.content[0].text)
 
-        samples = await _timed(n, warmup, call)
+        samples = await _timed(n, warmup, call, tool)
         return {"samples_ns": samples, "protocol_version": client.protocol_version}
 
 
@@ -260,15 +283,15 @@ async def measure_floor(url: str, n: int, warmup: int) -> dict[str, Any]:
         return {"samples_ns": samples, "protocol_version": None}
 
 
-async def probe_auto(url: str, headers: dict[str, str]) -> dict[str, Any]:
-    """What `mode="auto"` (the SDK client's default) negotiates, and what one `add` call returns."""
+async def probe_auto(url: str, headers: dict[str, str], tool: str = "add") -> dict[str, Any]:
+    """What `mode="auto"` (the SDK client's default) negotiates, and what one `tool` call returns."""
     async with connect(url, headers, "auto") as client:
         listed = await client.list_tools()
         schemas = {t.name: t.output_schema for t in listed.tools}
-        result = await client.call_tool("add", ARGS)
+        result = await client.call_tool(tool, ARGS)
         return {
             "protocol_version": str(client.protocol_version),
-            "output_schema": schemas.get("add"),
+            "output_schema": schemas.get(tool),
             "structured_content": result.structured_content,
             "content_types": [block.type for block in result.content],
         }
@@ -278,12 +301,13 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """One job of the client worker, bounded by the job's own timeout."""
     with anyio.fail_after(float(job.get("timeout", 120))):
         kind = job["kind"]
+        tool = job.get("tool", "add")
         if kind == "mcp":
-            return await measure_mcp(job["url"], job["headers"], job["mode"], job["n"], job["warmup"])
+            return await measure_mcp(job["url"], job["headers"], job["mode"], job["n"], job["warmup"], tool)
         if kind == "plain-http":
             return await measure_floor(job["url"], job["n"], job["warmup"])
         if kind == "probe":
-            return await probe_auto(job["url"], job["headers"])
+            return await probe_auto(job["url"], job["headers"], tool)
         raise ValueError(f"unknown job kind {kind!r}")
 
 
@@ -301,8 +325,7 @@ def client_worker_main() -> int:
 
     # Pay for the imports here, before the parent starts any measurement.
     import httpx2  # noqa: F401
-    import mcp  # noqa: F401
-    import mcp.client.streamable_http  # noqa: F401
+    import mcp.client.streamable_http
     import mcp.shared._httpx_utils  # noqa: F401
 
     answer({"ready": True, "pid": os.getpid()})
@@ -334,7 +357,8 @@ class ClientWorker:
     def _start(self) -> subprocess.Popen[str]:
         import tempfile
 
-        self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        # Kept open for the worker's lifetime (closed in close()); read back only to explain a failure.
+        self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
         proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--client-worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
@@ -366,7 +390,8 @@ class ClientWorker:
             watchdog.cancel()
         if not line:
             self._discard()
-            raise RuntimeError(f"client worker died or hung (no answer within {timeout:.0f} s){self._stderr_tail()}")
+            tail = self._stderr_tail()
+            raise RuntimeError(f"client worker died or hung (no answer within {timeout:.0f} s){tail}")
         message: dict[str, Any] = json.loads(line)
         return message
 
@@ -417,7 +442,7 @@ def _split(total: int, parts: int) -> list[int]:
 
 def measure_latency(
     client: ClientWorker,
-    targets: dict[str, tuple[str, dict[str, str]]],
+    targets: dict[str, tuple[str, dict[str, str], str]],
     floor_url: str,
     n: int,
     warmup: int,
@@ -451,8 +476,8 @@ def measure_latency(
                             continue
                         job = {"kind": "plain-http", "url": floor_url, "n": count, "warmup": warmup}
                     else:
-                        url, headers = targets[key]
-                        job = {"kind": "mcp", "url": url, "headers": headers, "mode": mode}
+                        url, headers, tool = targets[key]
+                        job = {"kind": "mcp", "url": url, "headers": headers, "mode": mode, "tool": tool}
                         job |= {"n": share, "warmup": warmup}
                     data = client.run(job)
                 except Exception as exc:
@@ -668,6 +693,11 @@ def main(argv: list[str] | None = None) -> int:
         """Add two integers."""
         return a + b
 
+    @tool(catalogue=cat)
+    async def add_async(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
     print(
         f"bench_core: N={n} timed calls per server and era, in {rounds} interleaved rounds"
         f" (each: a fresh client, W={warmup} warm-up calls); servers in this process,"
@@ -688,14 +718,16 @@ def main(argv: list[str] | None = None) -> int:
         floor = ThreadedUvicorn(make_floor_app(), "floor").start()
         servers.append(floor)
 
+        bearer = {"Authorization": f"Bearer {srv.token}"}
         targets = {
-            "a": (srv.url, {"Authorization": f"Bearer {srv.token}"}),
-            "b": (mcpserver.url, {}),
-            "c": (lowlevel.url, {}),
+            "a": (srv.url, bearer, "add"),
+            "a'": (srv.url, bearer, "add_async"),  # info only: same server, the async twin of add
+            "b": (mcpserver.url, {}, "add"),
+            "c": (lowlevel.url, {}, "add"),
         }
-        for key, (url, headers) in targets.items():
+        for key, (url, headers, tool_name) in targets.items():
             try:
-                probe = client.run({"kind": "probe", "url": url, "headers": headers})
+                probe = client.run({"kind": "probe", "url": url, "headers": headers, "tool": tool_name})
             except Exception as exc:
                 auto[key] = f"failed: {type(exc).__name__}: {exc}"
                 continue
@@ -739,6 +771,7 @@ def _display_path(path: Path) -> str:
 
 NAMES = {
     "a": "(a) mcp_notebook serve()",
+    "a'": "(a') mcp_notebook, async tool",
     "b": "(b) SDK MCPServer",
     "c": "(c) SDK low-level Server",
     "d": "(d) bare Starlette floor",
@@ -781,6 +814,11 @@ def build_report(
             value = a / o
             ok = None if target is None else (value <= target if other == "c" else value < target)
             ratios[f"a/{other} {era}"] = {"value": value, "target": target, "ok": ok}
+        a_async = median("a'", era)
+        for other in ("b", "c"):  # info only: no target, no OK/MISS
+            o = median(other, era)
+            if a_async is not None and o is not None:
+                ratios[f"a'/{other} {era}"] = {"value": a_async / o, "target": None, "ok": None}
     checks = (
         {}
         if "error" in fresh
@@ -807,7 +845,7 @@ def build_report(
         "calls": n,
         "warmup": warmup,
         "rounds": rounds,
-        "client": "separate process (bench_core.py --client-worker); servers on threads of the benchmark process",
+        "client": "own process (bench_core.py --client-worker); servers: threads of the benchmark process",
         "latency": rows,
         "auto_mode_negotiates": auto,
         "add_result_shape": shapes,
@@ -841,21 +879,23 @@ def print_report(report: dict[str, Any]) -> None:
         f"tools/call latency in ms: N={report['calls']} calls per row over {report['rounds']} rounds"
         f" (fresh client + W={report['warmup']} warm-up calls each)"
     )
-    header = f"{'server':<28}{'era':<12}{'median':>9}{'p95':>9}{'min':>9}  {'round medians':<18}negotiated"
+    width = max(map(len, NAMES.values())) + 2
+    header = f"{'server':<{width}}{'era':<12}{'median':>9}{'p95':>9}{'min':>9}  {'round medians':<18}"
+    header += "negotiated"
     print(header)
     print("-" * len(header))
     for era in ERAS:
-        for key in "abcd":
+        for key in NAMES:
             label = "d/any" if key == "d" else f"{key}/{era}"
             row = rows.get(label, {"error": "not measured"})
             if "error" in row:
-                print(f"{NAMES[key]:<28}{era:<12}  ERROR {row['error'][:80]}")
+                print(f"{NAMES[key]:<{width}}{era:<12}  ERROR {row['error'][:80]}")
                 continue
             negotiated = row["protocol_version"] or "plain HTTP: one number for both eras"
             medians = row["round_medians_ms"]
             spread = f"{min(medians):.2f}-{max(medians):.2f} ({len(medians)})"
             print(
-                f"{NAMES[key]:<28}{era:<12}{row['median_ms']:>9.3f}{row['p95_ms']:>9.3f}"
+                f"{NAMES[key]:<{width}}{era:<12}{row['median_ms']:>9.3f}{row['p95_ms']:>9.3f}"
                 f"{row['min_ms']:>9.3f}  {spread:<18}{negotiated}"
             )
     print()
@@ -867,12 +907,17 @@ def print_report(report: dict[str, Any]) -> None:
     for name, ratio in report["ratios"].items():
         target = ratio["target"]
         if target is None:
-            goal = "(floor, info)"
+            goal = "(floor, info)" if name.startswith("a/d") else "(info)"
         elif name.startswith("a/c"):
             goal = f"target <= {target:.2f}"
         else:
             goal = f"target <  {target:.2f}"
         print(f"  {name:<22}{ratio['value']:>7.2f}   {goal:<16}{_mark(ratio['ok'])}")
+    print(
+        "  (a') is informational: (a) hands a sync tool to a worker thread, so the server loop (and other"
+        " clients, and %mcp_call) never wait on it; an async tool runs on the loop, as (b) runs every sync"
+        " tool; the (a) - (a') difference is the cost of that hop."
+    )
     print()
     if "error" in report["startup"]:
         print(f"fresh processes: ERROR {report['startup']['error'][:500]}")
@@ -883,15 +928,16 @@ def print_report(report: dict[str, Any]) -> None:
 
 def _print_result_shapes(shapes: dict[str, Any]) -> None:
     print(
-        "note: (a)'s add is declared `-> int`, so each call returns structuredContent validated against"
-        " an outputSchema (the SDK client re-validates it: included in the timings); (c) returns only a text block"
+        "note: every add returns the same wire shape as a `-> int` tool: an outputSchema, structuredContent"
+        " and its JSON as text (the SDK client validates it: included in the timings); (a) and (b) check"
+        " arguments and output on the server, (c) checks nothing"
     )
     seen = []
     for key, shape in shapes.items():
         schema = "outputSchema" if shape.get("output_schema") else "no outputSchema"
         structured = shape.get("structured_content")
         blocks = "+".join(shape.get("content_types", [])) or "no content"
-        part = f"structuredContent {json.dumps(structured)}" if structured is not None else "no structuredContent"
+        part = "no structuredContent" if structured is None else f"structuredContent {json.dumps(structured)}"
         seen.append(f"({key}) {schema}, {part}, {blocks}")
     if seen:
         print(f"  as probed: {'; '.join(seen)}")

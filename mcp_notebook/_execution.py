@@ -24,6 +24,7 @@ import contextvars
 import functools
 import io
 import queue
+import signal
 import sys
 import threading
 import time
@@ -64,8 +65,13 @@ class KernelPump:
             self.loop.call_soon_threadsafe(self.drain)
         return future
 
-    def drain(self) -> None:
-        """Run every queued callable now (call only on the kernel's main thread)."""
+    def drain(self, *, in_cell: bool = False) -> None:
+        """Run every queued callable now (call only on the kernel's main thread).
+
+        A kernel interrupt that lands in a tool ends that call (the server reports it to the
+        client); it is raised again only if a cell is waiting here (`in_cell`), never into the
+        kernel's event loop, which it would stop.
+        """
         while True:
             try:
                 fn, future = self._items.get_nowait()
@@ -73,10 +79,21 @@ class KernelPump:
                 return
             if not future.set_running_or_notify_cancel():
                 continue  # the caller gave up waiting (busy timeout): never run it late
+            # Between cells ipykernel ignores SIGINT; while a tool runs here, the kernel's interrupt
+            # button must stop it, as it would stop a cell.
+            on_main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.default_int_handler) if on_main else None
             try:
                 future.set_result(fn())
+            except KeyboardInterrupt as exc:
+                future.set_exception(exc)
+                if in_cell:
+                    raise
             except BaseException as exc:  # handed to the waiting server task, which reports it
                 future.set_exception(exc)
+            finally:
+                if on_main:
+                    signal.signal(signal.SIGINT, previous)
 
     def wait(self, future: concurrent.futures.Future[Any], timeout: float | None) -> Any:
         """Block the main thread until `future` is done, running queued calls meanwhile."""
@@ -84,7 +101,7 @@ class KernelPump:
         deadline = None if timeout is None else _monotonic() + timeout
         while not future.done():
             self._wakeup.clear()
-            self.drain()
+            self.drain(in_cell=True)
             if future.done():
                 break
             remaining = None if deadline is None else deadline - _monotonic()

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
@@ -182,8 +183,11 @@ class ToolServer:
         except KernelBusy:
             record.outcome = "kernel busy"
             return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
-        except Exception as exc:
-            # Never a traceback and never a protocol error: the model gets what it can act on.
+        except BaseException as exc:
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                raise  # the client went away or the server is stopping: not the tool's failure
+            # Never a traceback and never a protocol error: the model gets what it can act on. Even
+            # SystemExit or KeyboardInterrupt from a tool must not end the server.
             record.outcome = type(exc).__name__
             logger.debug("tool %r raised", entry.name, exc_info=True)
             return error_result(f"{type(exc).__name__}: {exc}")

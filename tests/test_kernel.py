@@ -51,8 +51,9 @@ def serve_in(kernel: Kernel, magic: str = "%mcp_serve") -> Remote:
 
 def call_from_outside(remote: Remote, name: str, arguments: dict[str, Any], mode: Any = "auto") -> Any:
     async def main() -> Any:
-        async with connect(remote, mode) as client:
-            return await client.call_tool(name, arguments)
+        with anyio.fail_after(60):
+            async with connect(remote, mode) as client:
+                return await client.call_tool(name, arguments)
 
     return anyio.run(main)
 
@@ -245,3 +246,43 @@ def test_unload_reload_and_shutdown_free_the_port() -> None:
     finally:
         kernel.shutdown()
     assert port_is_free(port)
+
+
+def test_kernel_interrupt_ends_a_kernel_mode_call_and_the_kernel_goes_on() -> None:
+    import concurrent.futures
+
+    kernel = Kernel()
+    try:
+        kernel.run(
+            textwrap.dedent(
+                '''
+                %load_ext mcp_notebook
+                import socket, threading
+                import mcp_notebook
+                from mcp_notebook import tool
+
+                @tool
+                def stuck(port: int) -> str:
+                    """Tell the test it started, then wait until interrupted."""
+                    socket.create_connection(("127.0.0.1", port)).close()
+                    threading.Event().wait()
+                    return "never"
+
+                srv = mcp_notebook.serve(run_in="kernel")
+                '''
+            )
+        ).raise_for_error()
+        remote = Remote(**kernel.json('{"url": srv.url, "token": srv.token}'))
+        with socket.create_server(("127.0.0.1", 0)) as listener, concurrent.futures.ThreadPoolExecutor(1) as pool:
+            listener.settimeout(30)
+            pending = pool.submit(call_from_outside, remote, "stuck", {"port": listener.getsockname()[1]})
+            listener.accept()[0].close()  # the tool is running on the kernel's main thread now
+            kernel.manager.interrupt_kernel()
+            result = pending.result(timeout=30)
+        assert result.is_error is True and result.content[0].text.startswith("KeyboardInterrupt")
+        after = kernel.run("print(1 + 1)")
+        after.raise_for_error()
+        assert after.stdout.strip() == "2"
+        assert kernel.json("srv.running") is True
+    finally:
+        kernel.shutdown()

@@ -246,3 +246,42 @@ async def test_what_a_tool_prints_is_captured_not_leaked(
     assert result.content[0].text == "done"
     assert "debug line" not in capfd.readouterr().out
     assert server.calls[-1].stdout == "debug line from the tool\n"
+
+
+async def test_even_system_exit_in_a_tool_leaves_the_server_serving(server: Any, catalogue: Catalogue) -> None:
+    import sys
+
+    @tool(catalogue=catalogue)
+    def quit_python() -> str:
+        """Try to end the process."""
+        sys.exit(3)
+
+    @tool(catalogue=catalogue)
+    async def interrupted() -> str:
+        """Behave as if interrupted."""
+        raise KeyboardInterrupt
+
+    async with connect(server, "auto") as client:
+        exited = await client.call_tool("quit_python", {})
+        stopped = await client.call_tool("interrupted", {})
+        assert exited.is_error and exited.content[0].text == "SystemExit: 3"
+        assert stopped.is_error and stopped.content[0].text.startswith("KeyboardInterrupt")
+        assert [t.name for t in (await client.list_tools()).tools] == ["quit_python", "interrupted"]
+
+
+async def test_ended_session_is_gone(server: Any) -> None:
+    import httpx2
+
+    headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    async with httpx2.AsyncClient(headers=headers) as http:
+        opened = await http.post(server.url, json=init)
+        session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        assert (await http.delete(server.url, headers=session)).status_code in (200, 204)
+        after = await http.post(server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session)
+    assert after.status_code == 404
