@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 import jsonschema
 
+from ._quickcheck import quick_check
 from ._schema import (
     _ARRAYS,
     _MAPS,
@@ -60,6 +61,7 @@ _FORMATS = jsonschema.FormatChecker(jsonschema.Draft202012Validator.FORMAT_CHECK
 for _format, _tp in (("date-time", dt.datetime), ("date", dt.date), ("time", dt.time), ("uuid", uuid.UUID)):
     _FORMATS.checks(_format, raises=ValueError)(_format_check(_PARSERS[_tp]))
 _VALIDATORS: dict[int, tuple[Mapping[str, Any], Validator]] = {}
+_QUICK: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
 
 
 def compile_validator(schema: Mapping[str, Any]) -> Validator:
@@ -75,9 +77,23 @@ def compile_validator(schema: Mapping[str, Any]) -> Validator:
     return validator
 
 
+def _quick(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    cached = _QUICK.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        if len(_QUICK) >= 512:
+            _QUICK.clear()
+        cached = _QUICK[id(schema)] = (schema, quick_check(schema))
+    check = cached[1]
+    return check if check is not None else _never
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
 def argument_problems(validator: Validator, arguments: Any) -> list[str]:
     """Every problem with `arguments`, one line each as ``path: message``, sorted by path; ``[]`` if valid."""
-    if isinstance(arguments, dict) and validator.is_valid(arguments):
+    if _quick(validator.schema)(arguments) or (isinstance(arguments, dict) and validator.is_valid(arguments)):
         return []  # the common case, without building error objects
     if not isinstance(arguments, dict):
         kind = _json_kind(arguments) or (

@@ -34,26 +34,49 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-class TokenGate:
-    """ASGI middleware: refuse any HTTP request that does not carry the server's token."""
+class Gate:
+    """ASGI middleware in front of the SDK's app: the token, then the protocol version.
+
+    - No valid token → 401 that says where the token is.
+    - An unknown ``MCP-Protocol-Version`` → ``-32022`` naming *every* version served. The SDK's
+      own rejection lists only the 2026-era versions; this endpoint serves both eras on one URL,
+      so a client that cannot speak 2026-07-28 must learn it may fall back to the handshake
+      (spec 2026-07-28 basic/lifecycle "Version Negotiation").
+
+    One layer, not two: it runs on every request.
+    """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._authorized(scope):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        payload = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": t("http.unauthorized")}}
-        await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
-
-    def _authorized(self, scope: Scope) -> bool:
+        version = None
+        authorized = False
         for key, value in scope["headers"]:
             if key == b"authorization":
                 scheme, _, credential = value.partition(b" ")
-                if scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self._token):
-                    return True
+                authorized = scheme.lower() == b"bearer" and hmac.compare_digest(
+                    credential.strip(), self._token
+                )
+            elif key == b"mcp-protocol-version":
+                version = value.decode("latin-1")
+        if not authorized and not self._token_in_query(scope):
+            payload = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32001, "message": t("http.unauthorized")},
+            }
+            await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
+        elif version is not None and version not in SUPPORTED_VERSIONS and scope.get("method") == "POST":
+            await self._unsupported_version(version, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _token_in_query(self, scope: Scope) -> bool:
         query = scope.get("query_string", b"")
         if query:
             for candidate in parse_qs(query.decode("latin-1")).get("token", []):
@@ -61,25 +84,9 @@ class TokenGate:
                     return True
         return False
 
-
-class VersionGate:
-    """Answer an unknown ``MCP-Protocol-Version`` with ``-32022`` naming *every* version served.
-
-    The SDK's own rejection lists only the 2026-era versions; this endpoint serves both eras on
-    the same URL, so a client that cannot speak 2026-07-28 must learn it may fall back to the
-    handshake (spec 2026-07-28 basic/lifecycle "Version Negotiation").
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        version = _header(scope, b"mcp-protocol-version") if scope["type"] == "http" else None
-        if version is None or version in SUPPORTED_VERSIONS or scope.get("method") != "POST":
-            await self.app(scope, receive, send)
-            return
+    async def _unsupported_version(self, version: str, receive: Receive, send: Send) -> None:
         body = b""
-        while True:
+        while len(body) <= _MAX_PEEK:  # only the request id is wanted: never buffer a huge body
             message = await receive()
             body += message.get("body", b"")
             if not message.get("more_body"):
@@ -96,11 +103,7 @@ class VersionGate:
         await _send_json(send, 400, {"jsonrpc": "2.0", "id": request_id, "error": error})
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
+_MAX_PEEK = 1 << 20
 
 
 async def _send_json(
@@ -134,4 +137,4 @@ def build_app(sdk_server: Any, *, token: str, host: str, port: int) -> ASGIApp:
         transport_security=security_settings(host, port),
         host=host,
     )
-    return TokenGate(VersionGate(app), token)
+    return Gate(app, token)

@@ -273,7 +273,10 @@ def test_kernel_interrupt_ends_a_kernel_mode_call_and_the_kernel_goes_on() -> No
             )
         ).raise_for_error()
         remote = Remote(**kernel.json('{"url": srv.url, "token": srv.token}'))
-        with socket.create_server(("127.0.0.1", 0)) as listener, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with (
+            socket.create_server(("127.0.0.1", 0)) as listener,
+            concurrent.futures.ThreadPoolExecutor(1) as pool,
+        ):
             listener.settimeout(30)
             pending = pool.submit(call_from_outside, remote, "stuck", {"port": listener.getsockname()[1]})
             listener.accept()[0].close()  # the tool is running on the kernel's main thread now

@@ -248,7 +248,9 @@ async def test_what_a_tool_prints_is_captured_not_leaked(
     assert server.calls[-1].stdout == "debug line from the tool\n"
 
 
-async def test_even_system_exit_in_a_tool_leaves_the_server_serving(server: Any, catalogue: Catalogue) -> None:
+async def test_even_system_exit_in_a_tool_leaves_the_server_serving(
+    server: Any, catalogue: Catalogue
+) -> None:
     import sys
 
     @tool(catalogue=catalogue)
@@ -277,11 +279,17 @@ async def test_ended_session_is_gone(server: Any) -> None:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
     async with httpx2.AsyncClient(headers=headers) as http:
         opened = await http.post(server.url, json=init)
         session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
         assert (await http.delete(server.url, headers=session)).status_code in (200, 204)
-        after = await http.post(server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session)
+        after = await http.post(
+            server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session
+        )
     assert after.status_code == 404
