@@ -30,6 +30,18 @@ def server(catalogue: Catalogue) -> Iterator[Any]:
         srv.stop()
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+"""A raw handshake-era initialize request, for tests that speak HTTP without the SDK."""
+
 Mode = Literal["legacy", "auto", "2026-07-28"]
 ERAS: list[Mode] = ["legacy", "auto"]  # "auto" discovers the 2026-07-28 era on our server
 

@@ -128,3 +128,22 @@ def test_console_script() -> None:
         [sys.executable, "-m", "mcp_notebook.cli", "--version"], capture_output=True, text=True
     )
     assert out.returncode == 0 and out.stdout.startswith("mcp-notebook ")
+
+
+def test_status_says_where_the_server_runs(shell: InteractiveShell, adder: Any, capsys: Any) -> None:
+    shell.run_line_magic("mcp_status", "")
+    assert f"MCP server running at {adder.url}" in capsys.readouterr().out
+    shell.run_line_magic("mcp_stop", "")
+    shell.run_line_magic("mcp_status", "")
+    assert "MCP server stopped." in capsys.readouterr().out
+
+
+def test_interpreter_exit_stops_the_server_and_frees_the_port() -> None:
+    code = "import mcp_notebook; srv = mcp_notebook.serve(); print(srv.port, flush=True)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    port = int(out.stdout.strip())
+    assert out.stderr == ""  # nothing printed by the server on its way out
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))
