@@ -10,19 +10,11 @@ import httpx2
 import pytest
 
 from mcp_notebook import Catalogue, ServerError, serve, stop, tool
+from tests.conftest import INITIALIZE
 
 ACCEPT = "application/json, text/event-stream"
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INIT = INITIALIZE
 
 
 def post(

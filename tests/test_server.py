@@ -12,7 +12,7 @@ from annotated_types import Ge, Le
 from mcp.shared.exceptions import MCPError
 
 from mcp_notebook import Catalogue, ToolError, serve, tool
-from tests.conftest import ERAS, connect
+from tests.conftest import ERAS, INITIALIZE, connect
 
 pytestmark = pytest.mark.anyio
 
@@ -275,18 +275,8 @@ async def test_ended_session_is_gone(server: Any) -> None:
     import httpx2
 
     headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
     async with httpx2.AsyncClient(headers=headers) as http:
-        opened = await http.post(server.url, json=init)
+        opened = await http.post(server.url, json=INITIALIZE)
         session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
         assert (await http.delete(server.url, headers=session)).status_code in (200, 204)
         after = await http.post(
