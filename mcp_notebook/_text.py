@@ -256,6 +256,20 @@ def t(key: str, /, **values: object) -> str:
     return _MESSAGES[key][_language].format(**values)
 
 
+def add_messages(messages: dict[str, dict[Language, str]]) -> None:
+    """Register a module's own messages (each key once, in both languages).
+
+    Modules keep the messages they own next to their code and register them at import; `t()`
+    finds them all the same.
+    """
+    for key, texts in messages.items():
+        if key in _MESSAGES:
+            raise ValueError(f"message key {key!r} is already registered")
+        if set(texts) != {"en", "ko"}:
+            raise ValueError(f"message {key!r} needs both 'en' and 'ko'")
+        _MESSAGES[key] = texts
+
+
 def all_keys() -> list[str]:
     """Every message key (tests check each has both languages)."""
     return list(_MESSAGES)
