@@ -26,11 +26,14 @@ from ._errors import (
     ToolDefinitionError,
     ToolError,
 )
+from ._primitives import prompt, publish, resource
+from ._prompts import embed_resource
 from ._text import get_language, set_language
 
 if TYPE_CHECKING:
-    from ._client import CallResult, call, list_tools
+    from ._client import call, complete, get_prompt, list_prompts, list_resources, list_tools, read_resource
     from ._runtime import ServerHandle, current_server, serve, stop
+    from ._views import CallResult, PromptResult, ReadResult
 
 from ._version import __version__
 
@@ -39,7 +42,9 @@ __all__ = [
     "Catalogue",
     "ClientConnectionError",
     "MCPNotebookError",
+    "PromptResult",
     "ProtocolError",
+    "ReadResult",
     "ServerError",
     "ServerHandle",
     "ToolDefinitionError",
@@ -47,11 +52,20 @@ __all__ = [
     "ToolError",
     "__version__",
     "call",
+    "complete",
     "current_server",
+    "embed_resource",
     "get_language",
+    "get_prompt",
+    "list_prompts",
+    "list_resources",
     "list_tools",
     "load_ipython_extension",
+    "prompt",
+    "publish",
+    "read_resource",
     "remove_tool",
+    "resource",
     "serve",
     "set_language",
     "stop",
@@ -61,9 +75,16 @@ __all__ = [
 
 # Loaded on first use: these import the MCP SDK and uvicorn, which take over a second.
 _LAZY = {
-    "CallResult": "._client",
+    "CallResult": "._views",
+    "PromptResult": "._views",
+    "ReadResult": "._views",
     "call": "._client",
+    "complete": "._client",
+    "get_prompt": "._client",
+    "list_prompts": "._client",
+    "list_resources": "._client",
     "list_tools": "._client",
+    "read_resource": "._client",
     "ServerHandle": "._runtime",
     "current_server": "._runtime",
     "serve": "._runtime",

@@ -20,6 +20,8 @@ import jsonschema
 
 from ._arguments import argument_converter, compile_validator
 from ._errors import ToolDefinitionError
+from ._prompts import PromptEntry
+from ._resources import ResourceEntry, TemplateEntry
 from ._schema import FunctionSchema, function_schema
 from ._text import t
 
@@ -171,16 +173,90 @@ def _check_output_schema(name: str, schema: dict[str, Any]) -> None:
 
 
 class Catalogue:
-    """An ordered, thread-safe set of tools with change events.
+    """An ordered, thread-safe set of tools, resources and prompts, with change events.
 
-    Order is definition order; redefining a tool keeps its place, so `tools/list` pages stay
-    stable while a notebook is being edited.
+    Order is definition order; redefining an entry keeps its place, so list pages stay stable
+    while a notebook is being edited. Events are the strings ``"tools"``, ``"resources"``,
+    ``"prompts"`` (a list changed) and ``"resource:<uri>"`` (that resource's content changed).
     """
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolEntry] = {}
+        self._resources: dict[str, ResourceEntry] = {}
+        self._templates: dict[str, TemplateEntry] = {}
+        self._prompts: dict[str, PromptEntry] = {}
         self._lock = threading.RLock()
         self._listeners: dict[object, ChangeListener] = {}
+
+    # -- resources and prompts -----------------------------------------------------------------
+    def add_resource(self, entry: ResourceEntry | TemplateEntry) -> ResourceEntry | TemplateEntry:
+        """Add or replace a resource (or template); tell listeners the list and its content changed."""
+        if isinstance(entry, TemplateEntry):
+            with self._lock:
+                self._templates[entry.uri_template] = entry
+            self._emit("resources")
+            return entry
+        with self._lock:
+            before = self._resources.get(entry.uri)
+            self._resources[entry.uri] = entry
+        if before is None or before.to_wire() != entry.to_wire():
+            self._emit("resources")
+        if before is not None:
+            self._emit(f"resource:{entry.uri}")
+        return entry
+
+    def remove_resource(self, uri: str) -> None:
+        """Remove the resource or template at `uri` (KeyError if there is none)."""
+        with self._lock:
+            if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
+                raise KeyError(f"No resource or template {uri!r}. Known: {', '.join(self.uris()) or '-'}")
+        self._emit("resources")
+
+    def resources(self) -> list[ResourceEntry]:
+        with self._lock:
+            return list(self._resources.values())
+
+    def templates(self) -> list[TemplateEntry]:
+        with self._lock:
+            return list(self._templates.values())
+
+    def uris(self) -> list[str]:
+        with self._lock:
+            return [*self._resources, *self._templates]
+
+    def find_resource(self, uri: str) -> tuple[ResourceEntry | TemplateEntry, dict[str, str]] | None:
+        """The entry that serves `uri` and the template variables it binds, or None."""
+        with self._lock:
+            static = self._resources.get(uri)
+            if static is not None:
+                return static, {}
+            for template in self._templates.values():
+                variables = template.match(uri)
+                if variables is not None:
+                    return template, variables
+        return None
+
+    def add_prompt(self, entry: PromptEntry) -> PromptEntry:
+        with self._lock:
+            self._prompts[entry.name] = entry
+        self._emit("prompts")
+        return entry
+
+    def remove_prompt(self, name: str) -> None:
+        with self._lock:
+            if self._prompts.pop(name, None) is None:
+                raise KeyError(f"No prompt {name!r}. Known: {', '.join(self._prompts) or '-'}")
+        self._emit("prompts")
+
+    def get_prompt(self, name: str) -> PromptEntry | None:
+        with self._lock:
+            return self._prompts.get(name)
+
+    def prompts(self) -> list[PromptEntry]:
+        with self._lock:
+            return list(self._prompts.values())
+
+    # -- tools ------------------------------------------------------------------------------------
 
     def add(self, entry: ToolEntry) -> ToolEntry:
         with self._lock:
@@ -198,11 +274,19 @@ class Catalogue:
         return entry
 
     def clear(self) -> None:
+        """Remove everything (one event per list that was not empty)."""
+        registries: list[tuple[str, dict[str, Any]]] = [
+            ("tools", self._tools),
+            ("resources", self._resources),
+            ("resources", self._templates),
+            ("prompts", self._prompts),
+        ]
         with self._lock:
-            had = bool(self._tools)
-            self._tools.clear()
-        if had:
-            self._emit("tools")
+            kinds = [kind for kind, items in registries if items]
+            for _, items in registries:
+                items.clear()
+        for kind in dict.fromkeys(kinds):
+            self._emit(kind)
 
     def get(self, name: str) -> ToolEntry | None:
         with self._lock:

@@ -10,14 +10,11 @@ cannot deadlock with the server it is calling.
 from __future__ import annotations
 
 import contextlib
-import html
-import json
 import math
 import os
 import shlex
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -25,66 +22,9 @@ import anyio
 from ._errors import ClientConnectionError, ProtocolError, ServerError
 from ._runtime import current_server, runtime
 from ._text import t
+from ._views import CallResult, PromptResult, ReadResult
 
 DEFAULT_TIMEOUT = 60.0
-
-
-@dataclass
-class CallResult:
-    """The result of a ``tools/call``: a tool result, possibly a tool execution error.
-
-    Attributes
-    ----------
-    content:
-        The content blocks as JSON dicts (``{"type": "text", "text": ...}``, images ...).
-    structured_content:
-        The ``structuredContent`` object, if the tool returned one.
-    is_error:
-        True for a tool execution error (the tool ran, or tried to, and reports a problem).
-    """
-
-    tool: str
-    content: list[dict[str, Any]]
-    structured_content: dict[str, Any] | None = None
-    is_error: bool = False
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def text(self) -> str:
-        """All text blocks, joined by newlines."""
-        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
-
-    def __repr__(self) -> str:
-        label = t("result.error_label") if self.is_error else t("result.ok_label")
-        lines = [f"{label}: {self.tool}"]
-        for block in self.content:
-            kind = block.get("type")
-            if kind == "text":
-                lines.append(block["text"])
-            elif kind in ("image", "audio"):
-                lines.append(
-                    f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', '')) * 3 // 4} bytes]"
-                )
-            else:
-                lines.append(f"[{kind}] {json.dumps(block, ensure_ascii=False)[:200]}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        colour = "#b3261e" if self.is_error else "#1b6e3a"
-        label = t("result.error_label") if self.is_error else t("result.ok_label")
-        parts = [
-            f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>'
-        ]
-        for block in self.content:
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(f"<pre>{html.escape(block['text'])}</pre>")
-            elif kind == "image":
-                parts.append(f'<img src="data:{block["mimeType"]};base64,{block["data"]}"/>')
-            else:
-                parts.append(f"<pre>{html.escape(json.dumps(block, ensure_ascii=False, indent=2))}</pre>")
-        parts.append("</div>")
-        return "".join(parts)
 
 
 class _Connection:
@@ -354,3 +294,136 @@ def list_tools(
 
     result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
     return result
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped
+
+
+def read_resource(
+    uri: str,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> ReadResult:
+    """Read the resource at `uri` (``resources/read``). Targets as in `call`.
+
+    Raises
+    ------
+    ProtocolError
+        For example an unknown URI (``-32002`` on 2025-11-25, ``-32602`` on 2026-07-28).
+    """
+
+    async def do(client: Any) -> Any:
+        return await client.read_resource(uri)
+
+    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return ReadResult(uri=uri, contents=_dump(result).get("contents", []))
+
+
+def get_prompt(
+    name: str,
+    arguments: dict[str, str] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> PromptResult:
+    """Get the prompt `name` filled with `arguments` (``prompts/get``). Targets as in `call`."""
+
+    async def do(client: Any) -> Any:
+        return await client.get_prompt(name, {key: str(value) for key, value in (arguments or {}).items()})
+
+    raw = _dump(request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout))
+    return PromptResult(
+        name=name, messages=raw.get("messages", []), description=raw.get("description"), raw=raw
+    )
+
+
+def list_resources(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> dict[str, list[dict[str, Any]]]:
+    """All resources and resource templates of the target: ``{"resources": [...], "templates": [...]}``."""
+
+    async def do(client: Any) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {"resources": [], "templates": []}
+        for key, method, attribute in (
+            ("resources", client.list_resources, "resources"),
+            ("templates", client.list_resource_templates, "resource_templates"),
+        ):
+            cursor = None
+            while True:
+                page = await method(cursor=cursor)
+                found[key].extend(_dump(item) for item in getattr(page, attribute))
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        return found
+
+    listed: dict[str, list[dict[str, Any]]] = request(
+        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
+    )
+    return listed
+
+
+def list_prompts(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[dict[str, Any]]:
+    """Every prompt the target lists (all pages), as JSON dicts."""
+
+    async def do(client: Any) -> list[dict[str, Any]]:
+        prompts: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await client.list_prompts(cursor=cursor)
+            prompts.extend(_dump(item) for item in page.prompts)
+            cursor = page.next_cursor
+            if not cursor:
+                return prompts
+
+    listed: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return listed
+
+
+def complete(
+    ref: str,
+    argument: str,
+    value: str = "",
+    *,
+    context: dict[str, str] | None = None,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[str]:
+    """Completions for an argument of a prompt (`ref` = its name) or a resource template (`ref` = its URI)."""
+    import mcp_types as types
+
+    reference: Any = (
+        types.ResourceTemplateReference(type="ref/resource", uri=ref)
+        if "://" in ref
+        else types.PromptReference(type="ref/prompt", name=ref)
+    )
+
+    async def do(client: Any) -> Any:
+        return await client.complete(reference, {"name": argument, "value": value}, context_arguments=context)
+
+    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return list(result.completion.values)

@@ -16,7 +16,39 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from ._errors import MCPNotebookError, ProtocolError
 from ._text import t
 
-MAGIC_NAMES = ("mcp_serve", "mcp_stop", "mcp_status", "mcp_call")
+MAGIC_NAMES = ("mcp_serve", "mcp_stop", "mcp_status", "mcp_call", "mcp_read", "mcp_prompt", "mcp_publish")
+
+
+def _target_options(func: Any) -> Any:
+    """The options that pick which server a client magic talks to."""
+    options = [
+        argument(
+            "--url", default=None, help="Talk to another Streamable HTTP server instead of this kernel's."
+        ),
+        argument("--token", default=None, help="Token for --url."),
+        argument(
+            "--stdio",
+            default=None,
+            help='Talk to a stdio server started by this command, e.g. "python srv.py".',
+        ),
+        argument(
+            "--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use."
+        ),
+        argument("--timeout", type=float, default=60.0, help="Seconds to wait for the answer (default 60)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _target(args: Any) -> dict[str, Any]:
+    return {
+        "url": args.url,
+        "token": args.token,
+        "stdio": args.stdio,
+        "mode": args.mode,
+        "timeout": args.timeout,
+    }
 
 
 @magics_class
@@ -76,15 +108,7 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("name", help="The tool to call.")
     @argument("pairs", nargs="*", help="Arguments as key=value (values read as JSON when they parse).")
-    @argument("--url", default=None, help="Call a tool of another Streamable HTTP server.")
-    @argument("--token", default=None, help="Token for --url.")
-    @argument(
-        "--stdio",
-        default=None,
-        help='Call a tool of a stdio server started by this command, e.g. "python srv.py".',
-    )
-    @argument("--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use.")
-    @argument("--timeout", type=float, default=60.0, help="Seconds to wait for the result (default 60).")
+    @_target_options
     @no_var_expand
     @line_magic
     def mcp_call(self, line: str) -> Any:
@@ -98,25 +122,76 @@ class MCPMagics(Magics):
         By default the in-kernel server is called. A JSON-RPC error (e.g. an unknown tool)
         raises ProtocolError with its code; a tool execution error is shown as a result.
         """
+        args, arguments = self._parse_with_arguments(self.mcp_call, line)
+        return self._client("call", args.name, arguments, **_target(args))
+
+    @magic_arguments()
+    @argument("uri", help="The resource to read, e.g. data://sales/north.")
+    @_target_options
+    @no_var_expand
+    @line_magic
+    def mcp_read(self, line: str) -> Any:
+        """Read a resource (resources/read) and show its contents.
+
+        %mcp_read notebook://variables/sales
+        %mcp_read data://sales/north --url http://127.0.0.1:8000/mcp --token T
+        """
+        args = self.mcp_read.parser.parse_args(_tokens(line))
+        return self._client("read_resource", args.uri, **_target(args))
+
+    @magic_arguments()
+    @argument("name", help="The prompt to get.")
+    @argument("pairs", nargs="*", help="Arguments as key=value (sent as strings).")
+    @_target_options
+    @no_var_expand
+    @line_magic
+    def mcp_prompt(self, line: str) -> Any:
+        """Get a prompt (prompts/get) filled with arguments, and show its messages.
+
+        %mcp_prompt review_code language=python
+        %mcp_prompt summarize {"topic": "sales"}
+        """
+        args, arguments = self._parse_with_arguments(self.mcp_prompt, line)
+        return self._client("get_prompt", args.name, arguments, **_target(args))
+
+    @magic_arguments()
+    @argument("variable", help="The notebook variable to publish.")
+    @argument("--uri", default=None, help="Where to serve it (default notebook://variables/<variable>).")
+    @argument("--name", default=None, help="The resource's name (default: the variable's name).")
+    @argument("--description", default=None, help="What it is (default: derived, e.g. a table's columns).")
+    @line_magic
+    def mcp_publish(self, line: str) -> str:
+        """Publish a notebook variable as a resource; run it again after the value changes.
+
+            %mcp_publish sales
+            %mcp_publish sales --uri data://sales/latest --description "Sales of this quarter"
+
+        Clients that subscribed to it are told it changed. A DataFrame is served as CSV and JSON.
+        """
+        args = self.mcp_publish.parser.parse_args(_tokens(line))
+        namespace = self.shell.user_ns if self.shell is not None else {}
+        from ._primitives import publish
+
+        try:
+            value = _lookup(namespace, args.variable)
+            return publish(value, args.uri, name=args.name or args.variable, description=args.description)
+        except MCPNotebookError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _parse_with_arguments(self, magic: Any, line: str) -> tuple[Any, dict[str, Any]]:
         tokens = _tokens(line)
         # A token that is a JSON object, or a bare $variable, is the whole arguments object.
         whole = [tok for tok in tokens[1:] if tok.startswith("{") or (tok.startswith("$") and "=" not in tok)]
-        args = self.mcp_call.parser.parse_args([tok for tok in tokens if tok not in whole])
+        args = magic.parser.parse_args([tok for tok in tokens if tok not in whole])
         if len(whole) > 1:
             raise UsageError(t("magic.bad_json", error="more than one JSON object"))
-        arguments = self._arguments(args.pairs, whole[0] if whole else None)
-        from ._client import call
+        return args, self._arguments(args.pairs, whole[0] if whole else None)
+
+    def _client(self, function: str, *args: Any, **kwargs: Any) -> Any:
+        from . import _client
 
         try:
-            return call(
-                args.name,
-                arguments,
-                url=args.url,
-                token=args.token,
-                stdio=args.stdio,
-                mode=args.mode,
-                timeout=args.timeout,
-            )
+            return getattr(_client, function)(*args, **kwargs)
         except ProtocolError:
             raise
         except MCPNotebookError as exc:

@@ -60,7 +60,7 @@ def to_result(
     passthrough = _mcp_passthrough(value)
     if passthrough is not None:
         return passthrough
-    image = _image_block(value)
+    image = image_block(value)
     if image is not None:
         return {"content": [image], "isError": False}
     if isinstance(value, bytes | bytearray):
@@ -125,7 +125,7 @@ def _stable_order(items: set[Any] | frozenset[Any]) -> list[Any]:
         return sorted(items, key=repr)
 
 
-def _image_block(value: Any) -> dict[str, Any] | None:
+def image_block(value: Any) -> dict[str, Any] | None:
     data: bytes | None = None
     mime = "image/png"
     if isinstance(value, bytes | bytearray):

@@ -164,6 +164,7 @@ def serve(
     run_in: RunIn = "thread",
     busy_timeout: float = 30.0,
     page_size: int = 100,
+    result_limit: int = 50_000,
     allow_remote: bool = False,
     catalogue: Catalogue | None = None,
 ) -> ServerHandle:
@@ -185,7 +186,10 @@ def serve(
     busy_timeout:
         With ``run_in="kernel"``: how long a call waits for a busy kernel before it fails.
     page_size:
-        Tools per ``tools/list`` page.
+        Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
+    result_limit:
+        A tool result with more text than this (characters) is kept as a resource, and the client
+        gets a summary with a ``resource_link`` to read all of it.
     """
     with runtime._lock:
         if runtime.server is not None and runtime.server.running:
@@ -206,7 +210,10 @@ def serve(
             run_in, runtime.kernel_pump, busy_timeout=busy_timeout, server_thread=lambda: runtime.thread
         )
         tools = ToolServer(
-            catalogue if catalogue is not None else default_catalogue, runner, page_size=page_size
+            catalogue if catalogue is not None else default_catalogue,
+            runner,
+            page_size=page_size,
+            result_limit=result_limit,
         )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
         portal = runtime.portal()
@@ -309,22 +316,25 @@ async def _run_http(
 
 
 def _debounced_notifier(portal: anyio.from_thread.BlockingPortal, tools: ToolServer) -> Callable[[str], None]:
-    """A catalogue listener that sends one notification per burst of changes.
+    """A catalogue listener that sends one notification per kind of change in a burst.
 
     A cell that defines ten tools should cost clients one re-list, not ten.
     """
-    pending = threading.Event()
+    pending: set[str] = set()
+    lock = threading.Lock()
 
-    async def send() -> None:
+    async def send(kind: str) -> None:
         await anyio.sleep(0)  # let the rest of the burst land first
-        pending.clear()
-        await tools.notify_tools_changed()
+        with lock:
+            pending.discard(kind)
+        await tools.notify(kind)
 
     def on_change(kind: str) -> None:
-        if kind != "tools" or pending.is_set():
-            return
-        pending.set()
+        with lock:
+            if kind in pending:
+                return
+            pending.add(kind)
         with contextlib.suppress(RuntimeError):  # the loop is closing: nobody left to tell
-            portal.start_task_soon(send)
+            portal.start_task_soon(send, kind)
 
     return on_change

@@ -15,12 +15,10 @@ One endpoint serves both protocol eras (the SDK routes each request by its
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +28,13 @@ from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -38,7 +42,9 @@ from ._arguments import argument_problems
 from ._catalogue import Catalogue
 from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
+from ._paging import page
 from ._results import error_result, to_result
+from ._server_data import DataHandlers
 from ._text import t
 from ._version import __version__
 
@@ -72,7 +78,9 @@ class _NotebookServer(Server[Any]):
     def create_initialization_options(
         self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
     ) -> Any:
-        options = notification_options or NotificationOptions(tools_changed=True)
+        options = notification_options or NotificationOptions(
+            tools_changed=True, resources_changed=True, prompts_changed=True
+        )
         return super().create_initialization_options(options, *args, **kwargs)
 
 
@@ -85,6 +93,7 @@ class ToolServer:
         runner: ToolRunner,
         *,
         page_size: int = 100,
+        result_limit: int = 50_000,
         name: str = "mcp-notebook",
         history: int = 500,
     ) -> None:
@@ -93,21 +102,38 @@ class ToolServer:
         self.catalogue = catalogue
         self.runner = runner
         self.page_size = page_size
+        self.result_limit = result_limit
         self.calls: deque[CallRecord] = deque(maxlen=history)
         self.on_call: Callable[[CallRecord], None] | None = None
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
         self._legacy_sessions: dict[str, ServerSession] = {}
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
+        cached = (
+            "tools/list",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "prompts/list",
+        )
         self.sdk = _NotebookServer(
             name,
             version=__version__,
             title="Jupyter notebook tools",
             instructions=INSTRUCTIONS,
-            cache_hints={"tools/list": no_cache},
+            cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
             get_tool_input_schema=self._input_schema,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_list_resources=self.data.list_resources,
+            on_list_resource_templates=self.data.list_templates,
+            on_read_resource=self.data.read,
+            on_subscribe_resource=self.data.subscribe,
+            on_unsubscribe_resource=self.data.unsubscribe,
+            on_list_prompts=self.data.list_prompts,
+            on_get_prompt=self.data.get_prompt,
+            on_completion=self.data.complete,
             on_subscriptions_listen=self.listen_handler,
         )
         # A notification handler, not a middleware: it costs nothing on every other request.
@@ -123,12 +149,10 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> Any:
-        tools = self.catalogue.tools()
-        start = _decode_cursor(params.cursor if params else None)
-        page = tools[start : start + self.page_size]
-        result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in page]}
-        if start + self.page_size < len(tools):
-            result["nextCursor"] = _encode_cursor(start + self.page_size)
+        tools, cursor = page(self.catalogue.tools(), params, self.page_size)
+        result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in tools]}
+        if cursor is not None:
+            result["nextCursor"] = cursor
         return result
 
     # -- tools/call --------------------------------------------------------------------------
@@ -176,7 +200,7 @@ class ToolServer:
                 tool_name=entry.name,
             )
             record.outcome = "error result" if result.get("isError") else "ok"
-            return result
+            return self._keep_if_large(entry.name, result)
         except ToolError as exc:
             record.outcome = "ToolError"
             return error_result(str(exc))
@@ -191,6 +215,32 @@ class ToolServer:
             record.outcome = type(exc).__name__
             logger.debug("tool %r raised", entry.name, exc_info=True)
             return error_result(f"{type(exc).__name__}: {exc}")
+
+    def _keep_if_large(self, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Replace a result too large for a model's context by a summary and a link to all of it."""
+        texts = [block["text"] for block in result.get("content", []) if block.get("type") == "text"]
+        size = sum(len(text) for text in texts)
+        if size <= self.result_limit or result.get("isError"):
+            return result
+        full = "\n".join(texts)
+        mime = "application/json" if "structuredContent" in result else "text/plain"
+        uri = self.data.kept.keep(tool, [{"mimeType": mime, "text": full}])
+        preview = full[: min(1000, self.result_limit // 2)]
+        link = {
+            "type": "resource_link",
+            "uri": uri,
+            "name": f"{tool} result",
+            "mimeType": mime,
+            "size": len(full),
+        }
+        others = [block for block in result["content"] if block.get("type") != "text"]
+        summary = {"type": "text", "text": t("result.kept", tool=tool, size=size, uri=uri, preview=preview)}
+        kept: dict[str, Any] = {"content": [summary, link, *others], "isError": False}
+        entry = self.catalogue.get(tool)
+        if entry is not None and entry.output_schema is not None and "structuredContent" in result:
+            # With an output schema, structured content is required: it stays, only the text shrinks.
+            kept["structuredContent"] = result["structuredContent"]
+        return kept
 
     def _record(self, record: CallRecord) -> None:
         self.calls.append(record)
@@ -209,14 +259,24 @@ class ToolServer:
             if session_id:
                 self._legacy_sessions[session_id] = ctx.session
 
-    async def notify_tools_changed(self) -> None:
-        """Tell every connected client, of either era, that the tool list changed."""
-        await self._bus.publish(ToolsListChanged())
+    async def notify(self, kind: str) -> None:
+        """Tell every connected client, of either era, about a catalogue change.
+
+        `kind` is a catalogue event: ``"tools"``, ``"resources"``, ``"prompts"`` or ``"resource:<uri>"``.
+        """
+        if kind.startswith("resource:"):
+            await self.data.resource_updated(kind.removeprefix("resource:"))
+            return
+        event, send = _LIST_EVENTS[kind]
+        await self._bus.publish(event)
         for session_id, session in list(self._legacy_sessions.items()):
             try:
-                await session.send_tool_list_changed()
+                await send(session)
             except Exception:  # the client went away: forget its session
                 self._legacy_sessions.pop(session_id, None)
+
+    async def notify_tools_changed(self) -> None:
+        await self.notify("tools")
 
     def forget_session(self, session_id: str) -> None:
         self._legacy_sessions.pop(session_id, None)
@@ -231,21 +291,8 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     return client.client_info.name if client is not None else None
 
 
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"tools:{offset}".encode()).decode("ascii")
-
-
-def _decode_cursor(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    try:
-        kind, _, number = base64.urlsafe_b64decode(cursor.encode("ascii")).decode().partition(":")
-        offset = int(number)
-        if kind != "tools" or offset < 0:
-            raise ValueError(cursor)
-    except (ValueError, UnicodeError, binascii.Error):
-        raise MCPError(
-            types.INVALID_PARAMS,
-            f"Invalid cursor {cursor!r}: pass back the nextCursor of a previous tools/list, unchanged.",
-        ) from None
-    return offset
+_LIST_EVENTS: dict[str, tuple[Any, Callable[[ServerSession], Awaitable[None]]]] = {
+    "tools": (ToolsListChanged(), ServerSession.send_tool_list_changed),
+    "resources": (ResourcesListChanged(), ServerSession.send_resource_list_changed),
+    "prompts": (PromptsListChanged(), ServerSession.send_prompt_list_changed),
+}

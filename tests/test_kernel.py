@@ -38,6 +38,7 @@ class Remote:
 def kernel() -> Iterator[Kernel]:
     k = Kernel()
     try:
+        k.run("%load_ext mcp_notebook").raise_for_error()
         yield k
     finally:
         k.shutdown()
@@ -68,9 +69,8 @@ def port_is_free(port: int) -> bool:
 
 
 def test_load_ext_registers_magics_without_importing_the_sdk(kernel: Kernel) -> None:
-    out = kernel.run(
-        "%load_ext mcp_notebook\nimport sys\nprint('mcp' in sys.modules, 'uvicorn' in sys.modules)"
-    )
+    # The fixture ran %load_ext first thing in this kernel; nothing else has run yet.
+    out = kernel.run("import sys\nprint('mcp' in sys.modules, 'uvicorn' in sys.modules)")
     out.raise_for_error()
     assert out.stdout.strip() == "False False"
     help_text = kernel.run("print(get_ipython().find_line_magic('mcp_serve').__doc__)").stdout
@@ -289,3 +289,23 @@ def test_kernel_interrupt_ends_a_kernel_mode_call_and_the_kernel_goes_on() -> No
         assert kernel.json("srv.running") is True
     finally:
         kernel.shutdown()
+
+
+def test_republishing_a_dataframe_notifies_a_subscribed_client(kernel: Kernel) -> None:
+    remote = serve_in(kernel)
+    kernel.run(
+        "import pandas as pd\nsales = pd.DataFrame({'region': ['north'], 'total': [10]})\n%mcp_publish sales"
+    ).raise_for_error()
+    uri = "notebook://variables/sales"
+
+    async def main() -> str:
+        async with connect(remote, "auto") as client, client.listen(resource_subscriptions=[uri]) as subscription:
+            update = "sales.loc[0, 'total'] = 11\n%mcp_publish sales"
+            await anyio.to_thread.run_sync(lambda: kernel.run(update).raise_for_error())
+            with anyio.fail_after(20):
+                while type(await subscription.__anext__()).__name__ != "ResourceUpdated":
+                    pass
+            read = await client.read_resource(uri)
+            return next(item.text for item in read.contents if item.mime_type == "text/csv")
+
+    assert anyio.run(main).splitlines() == ["region,total", "north,11"]

@@ -147,3 +147,32 @@ def test_interpreter_exit_stops_the_server_and_frees_the_port() -> None:
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))
+
+
+def test_read_prompt_and_publish_magics(shell: InteractiveShell, server: Any, catalogue: Catalogue) -> None:
+    from mcp_notebook import prompt, resource
+
+    @resource("data://sales/{region}", catalogue=catalogue)
+    def sales(region: str) -> str:
+        """Sales of one region."""
+        return f"{region}: 10"
+
+    @prompt(catalogue=catalogue)
+    def summarize(topic: str, words: int = 50) -> str:
+        """Ask for a summary."""
+        return f"Summarize {topic} in {words} words."
+
+    read = shell.run_line_magic("mcp_read", "data://sales/north")
+    assert read.text == "north: 10"
+    got = shell.run_line_magic("mcp_prompt", "summarize topic='rainy days' words=20")
+    assert got.messages[0]["content"]["text"] == "Summarize rainy days in 20 words."
+    shell.user_ns["forecast_table"] = "day,rain\nmon,yes"
+    uri = shell.run_line_magic("mcp_publish", "forecast_table --description 'Rain by day'")
+    assert uri == "notebook://variables/forecast_table"
+    # The magic publishes into the default catalogue; this server serves another one.
+    mcp_notebook.default_catalogue.remove_resource(uri)
+    with pytest.raises(UsageError, match="missing_variable"):
+        shell.run_line_magic("mcp_publish", "missing_variable")
+    with pytest.raises(ProtocolError) as caught:
+        shell.run_line_magic("mcp_read", "data://nothing --mode 2026-07-28")
+    assert caught.value.code == -32602

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import string
 from collections.abc import Iterator
 
 import pytest
 
+import mcp_notebook
 from mcp_notebook import ToolDefinitionError, _text, set_language, tool
 from mcp_notebook._catalogue import Catalogue
+
+# Modules register their own messages when imported: import them all before collecting the keys.
+for _module in pkgutil.walk_packages(mcp_notebook.__path__, "mcp_notebook."):
+    importlib.import_module(_module.name)
 
 
 def fields(template: str) -> set[str]:

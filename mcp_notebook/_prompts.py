@@ -1,0 +1,211 @@
+"""Prompts: message templates a *person* picks (a slash command), filled with arguments.
+
+Pure: no IPython, no threads, no `mcp` import. Arguments come from the function's signature
+(on the wire every prompt argument is a string); the return value becomes the messages:
+a str is one user message; a list holds messages as ``(role, content)`` pairs, dicts, or bare
+contents (user). A content is text, an image (PNG bytes, a figure, a PIL image) or an embedded
+resource (`embed_resource`).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, get_args, get_origin
+
+from ._docstrings import parse_docstring
+from ._errors import ToolDefinitionError
+from ._results import image_block, text_block
+from ._text import add_messages, t
+
+add_messages(
+    {
+        "prompt.unknown": {
+            "en": "Unknown prompt: {name!r}.{hint} Call prompts/list to see the available prompts.",
+            "ko": "알 수 없는 프롬프트: {name!r}.{hint} prompts/list로 사용할 수 있는 프롬프트를 확인하세요.",
+        },
+        "prompt.missing": {
+            "en": "Prompt {name!r} needs the argument(s) {missing}; pass them in 'arguments'.",
+            "ko": "프롬프트 {name!r}에는 인자 {missing}이(가) 필요합니다. 'arguments'에 넣어 보내세요.",
+        },
+        "prompt.unexpected": {
+            "en": "Prompt {name!r} has no argument(s) {unexpected}; it takes: {allowed}.",
+            "ko": "프롬프트 {name!r}에는 인자 {unexpected}이(가) 없습니다. 받는 인자: {allowed}.",
+        },
+        "prompt.bad_value": {
+            "en": "Argument {argument!r} of prompt {name!r}: {why}.",
+            "ko": "프롬프트 {name!r}의 인자 {argument!r}: {why}.",
+        },
+        "prompt.bad_return": {
+            "en": "Prompt {name!r} returned {what}; return a str, or a list of messages ((role, content) pairs).",
+            "ko": "프롬프트 {name!r}이(가) {what}을(를) 돌려주었습니다. str이나 메시지 목록((역할, 내용) 쌍)을 돌려주세요.",
+        },
+    }
+)
+
+_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """A resource to embed in a prompt message; its contents are read when the prompt is rendered."""
+
+    uri: str
+
+
+def embed_resource(uri: str) -> EmbeddedResource:
+    """Embed the resource at `uri` in a prompt message (read when the prompt is requested)."""
+    return EmbeddedResource(uri)
+
+
+@dataclass(eq=False)
+class PromptEntry:
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    arguments: list[dict[str, Any]] = field(default_factory=list)
+    choices: dict[str, list[str]] = field(default_factory=dict)
+    completers: dict[str, Any] = field(default_factory=dict)
+    converters: dict[str, Callable[[str], Any]] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"name": self.name}
+        if self.title:
+            wire["title"] = self.title
+        if self.description:
+            wire["description"] = self.description
+        if self.arguments:
+            wire["arguments"] = [dict(argument) for argument in self.arguments]
+        return wire
+
+    def problems(self, arguments: Mapping[str, str]) -> list[str]:
+        """What is wrong with the arguments of a prompts/get, one line each (empty if nothing)."""
+        allowed = [argument["name"] for argument in self.arguments]
+        missing = [a["name"] for a in self.arguments if a.get("required") and a["name"] not in arguments]
+        unexpected = [name for name in arguments if name not in allowed]
+        found = []
+        if missing:
+            found.append(t("prompt.missing", name=self.name, missing=", ".join(repr(m) for m in missing)))
+        if unexpected:
+            listed = ", ".join(repr(u) for u in unexpected)
+            found.append(
+                t("prompt.unexpected", name=self.name, unexpected=listed, allowed=", ".join(allowed) or "-")
+            )
+        for key, options in self.choices.items():
+            value = arguments.get(key)
+            if value is not None and value not in options:
+                why = f"{value!r} is not one of {options}"
+                found.append(t("prompt.bad_value", name=self.name, argument=key, why=why))
+        return found
+
+    def convert(self, arguments: Mapping[str, str]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        for key, value in arguments.items():
+            convert = self.converters.get(key)
+            try:
+                kwargs[key] = convert(value) if convert is not None else value
+            except (TypeError, ValueError) as exc:
+                raise ValueError(t("prompt.bad_value", name=self.name, argument=key, why=exc)) from None
+        return kwargs
+
+
+def make_prompt(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    completers: Mapping[str, Any] | None = None,
+) -> PromptEntry:
+    from ._catalogue import check_tool_name  # prompt names follow the same rules as tool names
+
+    prompt_name = str(name or getattr(fn, "__name__", ""))
+    check_tool_name(prompt_name)
+    summary, param_docs = parse_docstring(inspect.getdoc(fn))
+    hints = typing.get_type_hints(fn)
+    arguments: list[dict[str, Any]] = []
+    choices: dict[str, list[str]] = {}
+    converters: dict[str, Callable[[str], Any]] = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ToolDefinitionError(t("param.varargs", func=prompt_name, param=param.name))
+        argument: dict[str, Any] = {"name": param.name, "required": param.default is param.empty}
+        if param.name in param_docs:
+            argument["description"] = param_docs[param.name]
+        arguments.append(argument)
+        hint = hints.get(param.name, str)
+        options = literal_choices(hint)
+        if options:
+            choices[param.name] = options
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            converters[param.name] = hint
+        elif hint in (int, float, bool):
+            converters[param.name] = _to_bool if hint is bool else hint
+    return PromptEntry(
+        prompt_name, fn, title, description or summary, arguments, choices, dict(completers or {}), converters
+    )
+
+
+def _to_bool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ValueError(f"{value!r} is not true or false")
+
+
+def literal_choices(hint: Any) -> list[str]:
+    """The string values a ``Literal[...]`` or ``Enum`` type allows (for completion and checks)."""
+    if get_origin(hint) is typing.Annotated:
+        hint = get_args(hint)[0]
+    if get_origin(hint) is typing.Literal:
+        return [str(value) for value in get_args(hint)]
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return [str(member.value) for member in hint]
+    return []
+
+
+def render(
+    entry: PromptEntry, value: Any, read: Callable[[str], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The prompt's messages as wire dicts; `read(uri)` supplies embedded resources' contents."""
+    items = value if isinstance(value, list | tuple) and not _is_pair(value) else [value]
+    messages = []
+    for item in items:
+        role, content = ("user", item)
+        if _is_pair(item):
+            role, content = item
+        elif isinstance(item, Mapping) and "role" in item:
+            role, content = item["role"], item.get("content")
+        if role not in _ROLES:
+            raise TypeError(t("prompt.bad_return", name=entry.name, what=f"a message with role {role!r}"))
+        messages.append({"role": role, "content": _content(entry, content, read)})
+    return messages
+
+
+def _is_pair(item: Any) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and item[0] in _ROLES
+
+
+def _content(entry: PromptEntry, content: Any, read: Callable[[str], list[dict[str, Any]]]) -> dict[str, Any]:
+    if isinstance(content, str):
+        return text_block(content)
+    if isinstance(content, EmbeddedResource):
+        return {"type": "resource", "resource": read(content.uri)[0]}
+    if isinstance(content, Mapping) and content.get("type") in (
+        "text",
+        "image",
+        "audio",
+        "resource",
+        "resource_link",
+    ):
+        return dict(content)
+    image = image_block(content)
+    if image is not None:
+        return image
+    raise TypeError(t("prompt.bad_return", name=entry.name, what=type(content).__name__))
