@@ -69,6 +69,7 @@ class ToolEntry:
     title: str | None = None
     annotations: dict[str, bool] = field(default_factory=dict)
     run_in: RunIn | None = None
+    approval: Literal["always", "never"] | None = None
 
     @property
     def is_async(self) -> bool:
@@ -118,6 +119,7 @@ def make_entry(
     open_world: bool | None = None,
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
     run_in: RunIn | None = None,
+    approval: Literal["always", "never"] | None = None,
 ) -> ToolEntry:
     """Build a `ToolEntry` from a function and the decorator's options."""
     if not callable(fn):
@@ -128,6 +130,8 @@ def make_entry(
         raise ToolDefinitionError(t("tool.annotations_conflict", name=tool_name))
     if run_in not in (None, "thread", "kernel"):
         raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
+    if approval not in (None, "always", "never"):
+        raise ToolDefinitionError(t("tool.bad_approval", value=approval))
     schema: FunctionSchema = function_schema(fn)
     flags = {
         "read_only": read_only,
@@ -158,6 +162,7 @@ def make_entry(
         title=title,
         annotations=annotations,
         run_in=run_in,
+        approval=approval,
     )
 
 
@@ -359,6 +364,7 @@ def tool(
     open_world: bool | None = None,
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
     run_in: RunIn | None = None,
+    approval: Literal["always", "never"] | None = None,
     catalogue: Catalogue | None = None,
 ) -> Callable[[F], F]: ...
 def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, **options: Any) -> Any:
@@ -381,6 +387,9 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, **options: An
         Override the schema derived from the return annotation, or ``False`` for none.
     run_in:
         ``"thread"`` (a worker thread) or ``"kernel"`` (the kernel's main thread); default: the server's.
+    approval:
+        ``"always"`` to ask a person before every outside call of this tool, ``"never"`` to never ask;
+        default: the server's policy (ask for tools not annotated read-only).
     catalogue:
         Where to register (default: the catalogue ``serve()`` serves).
     """

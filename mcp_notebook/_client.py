@@ -21,6 +21,7 @@ import anyio
 
 from ._errors import ClientConnectionError, ProtocolError, ServerError
 from ._runtime import current_server, runtime
+from ._server import LOCAL_HEADER
 from ._text import t
 from ._views import CallResult, PromptResult, ReadResult
 
@@ -154,12 +155,16 @@ def _resolve_target(
                     yield client
 
         return ("stdio", stdio, mode), open_stdio, stdio
+    headers: dict[str, str] = {}
     if url is None:
         server = current_server()
         if server is None:
             raise ServerError(t("serve.not_running"))
         url, token = server.url, token or server.token
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+        # The notebook calling its own server: the person is the caller, so no approval is asked.
+        headers[LOCAL_HEADER] = runtime.local_secret
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
 
     def open_http() -> Any:
         http = create_mcp_http_client(headers=headers)

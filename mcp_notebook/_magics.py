@@ -65,6 +65,13 @@ class MCPMagics(Magics):
         default="thread",
         help="Where tools run: a worker thread (default) or the kernel's main thread between cells.",
     )
+    @argument(
+        "--approval",
+        choices=("ask", "always", "auto"),
+        default="ask",
+        help="Ask a person before outside calls of tools not marked read-only (ask, default), of every tool "
+        "(always), or never (auto: for tests and demos).",
+    )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
     @line_magic
     def mcp_serve(self, line: str) -> Any:
@@ -85,6 +92,7 @@ class MCPMagics(Magics):
                 host=args.host,
                 token=args.token,
                 run_in=args.run_in,
+                approval=args.approval,
                 allow_remote=args.allow_remote,
             )
         except MCPNotebookError as exc:

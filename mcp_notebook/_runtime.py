@@ -26,6 +26,7 @@ import anyio
 import anyio.from_thread
 import uvicorn
 
+from ._approval import MODES, ApprovalPolicy, ApprovalRequest
 from ._catalogue import Catalogue, RunIn, default_catalogue
 from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
@@ -67,6 +68,8 @@ class Runtime:
         self.kernel_pump = KernelPump(None)
         self._closers: list[Callable[[], None]] = []
         self.before_server_stop: list[Callable[[ServerHandle], None]] = []
+        # Proves a request comes from this process's own client (%mcp_call): never sent elsewhere.
+        self.local_secret = secrets.token_urlsafe(32)
 
     @property
     def thread(self) -> threading.Thread | None:
@@ -140,6 +143,16 @@ class ServerHandle:
     def tool_server(self) -> ToolServer:
         return self._tools
 
+    @property
+    def approval(self) -> ApprovalPolicy:
+        """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
+        return self._tools.approval
+
+    @property
+    def pending(self) -> list[ApprovalRequest]:
+        """Calls waiting for a person: ``srv.pending[0].approve()`` / ``.deny()`` / ``.always_allow()``."""
+        return list(self._tools.approval.pending)
+
     def stop(self) -> None:
         """Stop serving and free the port. Does nothing if already stopped."""
         stop, self._stop = self._stop, None
@@ -149,11 +162,18 @@ class ServerHandle:
     def status(self) -> str:
         if not self.running:
             return t("serve.status_stopped")
-        return t("serve.status_running", url=self.url, tools=len(self.catalogue), run_in=self.run_in)
+        status = t("serve.status_running", url=self.url, tools=len(self.catalogue), run_in=self.run_in)
+        if self.approval.mode == "auto":
+            status += "\n" + t("approval.auto_warning")
+        return status
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
-        return f"<MCP server {self.url} ({state}, tools={len(self.catalogue)}, run_in={self.run_in!r})>"
+        approval = self.approval.mode
+        return (
+            f"<MCP server {self.url} ({state}, tools={len(self.catalogue)}, run_in={self.run_in!r}, "
+            f"approval={approval!r})>"
+        )
 
 
 def serve(
@@ -163,6 +183,8 @@ def serve(
     token: str | None = None,
     run_in: RunIn = "thread",
     busy_timeout: float = 30.0,
+    approval: str = "ask",
+    approval_timeout: float = 120.0,
     page_size: int = 100,
     result_limit: int = 50_000,
     allow_remote: bool = False,
@@ -185,6 +207,12 @@ def serve(
         kernel's main thread, between cells). See `mcp_notebook._execution`.
     busy_timeout:
         With ``run_in="kernel"``: how long a call waits for a busy kernel before it fails.
+    approval:
+        ``"ask"`` (default): an outside client's call of a tool not annotated read-only waits for a
+        person's Approve/Deny (``srv.pending``); ``"always"``: ask for every tool; ``"auto"``: never
+        ask (tests, CI, demos; warns). Calls from this notebook itself are never asked about.
+    approval_timeout:
+        Seconds to wait for a decision; no answer counts as Deny.
     page_size:
         Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
     result_limit:
@@ -196,6 +224,8 @@ def serve(
             return runtime.server
         if run_in not in ("thread", "kernel"):
             raise ValueError(t("serve.bad_run_in", value=run_in))
+        if approval not in MODES:
+            raise ValueError(t("approval.bad_mode", value=approval))
         if not is_loopback(host):
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
@@ -209,11 +239,16 @@ def serve(
         runner = ToolRunner(
             run_in, runtime.kernel_pump, busy_timeout=busy_timeout, server_thread=lambda: runtime.thread
         )
+        policy = ApprovalPolicy(approval, timeout=approval_timeout)
+        if approval == "auto":
+            warnings.warn(t("approval.auto_warning"), UserWarning, stacklevel=2)
         tools = ToolServer(
             catalogue if catalogue is not None else default_catalogue,
             runner,
             page_size=page_size,
             result_limit=result_limit,
+            approval=policy,
+            local_secret=runtime.local_secret,
         )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
         portal = runtime.portal()

@@ -15,6 +15,7 @@ One endpoint serves both protocol eras (the SDK routes each request by its
 
 from __future__ import annotations
 
+import hmac
 import logging
 import time
 from collections import deque
@@ -38,6 +39,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from ._approval import ApprovalPolicy
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
 from ._errors import ToolError
@@ -50,6 +52,7 @@ from ._version import __version__
 
 logger = logging.getLogger(__name__)
 
+LOCAL_HEADER = "x-mcp-notebook-local"
 INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
     "and the list changes while the notebook is edited: re-list tools when notified."
@@ -69,6 +72,7 @@ class CallRecord:
     is_error: bool = False
     outcome: str = ""
     stdout: str = ""
+    decision: str = "not-needed"
     result: dict[str, Any] = field(default_factory=dict)
 
 
@@ -94,6 +98,8 @@ class ToolServer:
         *,
         page_size: int = 100,
         result_limit: int = 50_000,
+        approval: ApprovalPolicy | None = None,
+        local_secret: str | None = None,
         name: str = "mcp-notebook",
         history: int = 500,
     ) -> None:
@@ -103,6 +109,8 @@ class ToolServer:
         self.runner = runner
         self.page_size = page_size
         self.result_limit = result_limit
+        self.approval = approval if approval is not None else ApprovalPolicy()
+        self._local_secret = (local_secret or "").encode()
         self.calls: deque[CallRecord] = deque(maxlen=history)
         self.on_call: Callable[[CallRecord], None] | None = None
         self._bus = InMemorySubscriptionBus()
@@ -180,6 +188,9 @@ class ToolServer:
             listing = "\n".join(f"- {problem}" for problem in problems)
             result = error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
             record.outcome = "invalid arguments"
+        elif (refusal := await self._ask(ctx, entry, arguments, record)) is not None:
+            result = error_result(refusal)
+            record.outcome = record.decision
         else:
             result = await self._run(entry, arguments, record)
         record.duration = time.perf_counter() - clock
@@ -188,6 +199,32 @@ class ToolServer:
         self._record(record)
         # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
         return {"resultType": "complete", **result}
+
+    async def _ask(
+        self, ctx: ServerRequestContext[Any], entry: Any, arguments: dict[str, Any], record: CallRecord
+    ) -> str | None:
+        """Ask a person when the policy says so; the refusal message, or None to run the call."""
+        if not self.approval.needs_approval(entry.name, entry.read_only, entry.approval, self._is_local(ctx)):
+            return None
+        request = self.approval.new_request(
+            tool=entry.name,
+            title=entry.title,
+            description=entry.description,
+            annotations=dict(entry.annotations),
+            arguments=arguments,
+            client=record.client,
+        )
+        decision = await self.approval.decide(request)
+        record.decision = decision
+        return self.approval.message(decision, entry.name)
+
+    def _is_local(self, ctx: ServerRequestContext[Any]) -> bool:
+        # The notebook's own client (%mcp_call) proves itself with a per-process secret header.
+        request = ctx.request
+        if not self._local_secret or request is None:
+            return False
+        presented = request.headers.get(LOCAL_HEADER, "").encode()
+        return hmac.compare_digest(presented, self._local_secret)
 
     async def _run(self, entry: Any, arguments: dict[str, Any], record: CallRecord) -> dict[str, Any]:
         try:

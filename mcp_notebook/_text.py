@@ -97,6 +97,10 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Tool {name!r} is marked both read_only and destructive. A read-only tool changes nothing; drop one.",
         "ko": "도구 {name!r}에 read_only와 destructive가 함께 붙어 있습니다. 읽기 전용 도구는 아무것도 바꾸지 않으니 하나를 빼세요.",
     },
+    "tool.bad_approval": {
+        "en": "approval must be 'always', 'never' or left out, got {value!r}.",
+        "ko": "approval은 'always', 'never' 중 하나이거나 생략해야 하는데 {value!r}을(를) 받았습니다.",
+    },
     "tool.bad_output_schema": {
         "en": (
             "The output_schema given for tool {name!r} cannot be used: {why}. Give a JSON Schema whose root is "

@@ -21,9 +21,15 @@ def catalogue() -> Catalogue:
     return Catalogue()
 
 
+def serve_unattended(catalogue: Catalogue, **options: Any) -> Any:
+    """A server that runs every call without asking a person (most tests are not about approval)."""
+    with pytest.warns(UserWarning, match="Approval is OFF"):
+        return serve(catalogue=catalogue, approval="auto", **options)
+
+
 @pytest.fixture
 def server(catalogue: Catalogue) -> Iterator[Any]:
-    srv = serve(catalogue=catalogue)
+    srv = serve_unattended(catalogue)
     try:
         yield srv
     finally:

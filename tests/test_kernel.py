@@ -44,7 +44,7 @@ def kernel() -> Iterator[Kernel]:
         k.shutdown()
 
 
-def serve_in(kernel: Kernel, magic: str = "%mcp_serve") -> Remote:
+def serve_in(kernel: Kernel, magic: str = "%mcp_serve --approval auto") -> Remote:
     kernel.run(f"srv = {magic}").raise_for_error()
     info = kernel.json('{"url": srv.url, "token": srv.token}')
     return Remote(info["url"], info["token"])
@@ -206,7 +206,7 @@ def test_kernel_mode_runs_on_the_main_thread_and_says_when_busy() -> None:
                     gate.set()
                     return "released"
 
-                srv = mcp_notebook.serve(run_in="kernel", busy_timeout=1)
+                srv = mcp_notebook.serve(run_in="kernel", busy_timeout=1, approval="auto")
                 '''
             )
         ).raise_for_error()
@@ -237,11 +237,11 @@ def test_unload_reload_and_shutdown_free_the_port() -> None:
         kernel.run("%unload_ext mcp_notebook").raise_for_error()
         assert port_is_free(port)
         kernel.run("%load_ext mcp_notebook").raise_for_error()
-        second = serve_in(kernel, f"%mcp_serve --port {port}")
+        second = serve_in(kernel, f"%mcp_serve --port {port} --approval auto")
         assert second.url == first.url
         kernel.run("%reload_ext mcp_notebook").raise_for_error()
         assert port_is_free(port)
-        third = serve_in(kernel, f"%mcp_serve --port {port}")
+        third = serve_in(kernel, f"%mcp_serve --port {port} --approval auto")
         assert third.url == first.url and third.token != first.token
     finally:
         kernel.shutdown()
@@ -268,7 +268,7 @@ def test_kernel_interrupt_ends_a_kernel_mode_call_and_the_kernel_goes_on() -> No
                     threading.Event().wait()
                     return "never"
 
-                srv = mcp_notebook.serve(run_in="kernel")
+                srv = mcp_notebook.serve(run_in="kernel", approval="auto")
                 '''
             )
         ).raise_for_error()
@@ -299,7 +299,10 @@ def test_republishing_a_dataframe_notifies_a_subscribed_client(kernel: Kernel) -
     uri = "notebook://variables/sales"
 
     async def main() -> str:
-        async with connect(remote, "auto") as client, client.listen(resource_subscriptions=[uri]) as subscription:
+        async with (
+            connect(remote, "auto") as client,
+            client.listen(resource_subscriptions=[uri]) as subscription,
+        ):
             update = "sales.loc[0, 'total'] = 11\n%mcp_publish sales"
             await anyio.to_thread.run_sync(lambda: kernel.run(update).raise_for_error())
             with anyio.fail_after(20):

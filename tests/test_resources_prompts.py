@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 import mcp_notebook
 from mcp_notebook import Catalogue, ProtocolError, embed_resource, prompt, publish, resource, serve, tool
 from mcp_notebook._server_data import KeptResults
-from tests.conftest import ERAS, connect
+from tests.conftest import ERAS, connect, serve_unattended
 
 pytestmark = pytest.mark.anyio
 PNG = base64.b64decode(
@@ -250,7 +250,7 @@ async def test_large_tool_results_become_a_link_to_a_kept_resource(catalogue: Ca
         """A long report."""
         return "line\n" * 10_000
 
-    srv = serve(catalogue=catalogue, result_limit=1_000)
+    srv = serve_unattended(catalogue, result_limit=1_000)
     try:
         async with connect(srv, "auto") as client:
             result = await client.call_tool("big_report", {})
@@ -336,7 +336,9 @@ async def test_template_variables_complete_from_their_literal_type(server: Any, 
     assert found.completion.values == ["Seoul", "Suwon"]
 
 
-async def test_handshake_clients_hear_prompt_and_resource_list_changes(server: Any, catalogue: Catalogue) -> None:
+async def test_handshake_clients_hear_prompt_and_resource_list_changes(
+    server: Any, catalogue: Catalogue
+) -> None:
     heard: set[str] = set()
     both = anyio.Event()
 
