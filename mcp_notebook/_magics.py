@@ -77,8 +77,10 @@ class MCPMagics(Magics):
     def mcp_serve(self, line: str) -> Any:
         """Serve this notebook's tools to MCP clients over Streamable HTTP.
 
-        Starts a background server inside the kernel and returns its handle (``srv.url``,
-        ``srv.token``, ``srv.stop()``). Running it again returns the server already running.
+        Starts a background server inside the kernel, shows its panel (approval prompts and the
+        activity log) in this cell, and returns its handle (``srv.url``, ``srv.token``,
+        ``srv.stop()``, ``srv.pending``). Running it again returns the server already running.
+        By default an outside client's call of a tool not marked read-only waits for Approve/Deny.
 
             srv = %mcp_serve
             srv = %mcp_serve --port 8765 --run-in kernel
@@ -87,7 +89,7 @@ class MCPMagics(Magics):
         from ._runtime import serve
 
         try:
-            return serve(
+            server = serve(
                 port=args.port,
                 host=args.host,
                 token=args.token,
@@ -97,6 +99,11 @@ class MCPMagics(Magics):
             )
         except MCPNotebookError as exc:
             raise UsageError(str(exc)) from None
+        # The panel shows approval prompts and activity; it lives in this cell's output.
+        from IPython.display import display
+
+        display(server.panel())
+        return server
 
     @line_magic
     def mcp_stop(self, line: str) -> None:

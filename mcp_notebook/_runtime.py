@@ -148,6 +148,12 @@ class ServerHandle:
         """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
         return self._tools.approval
 
+    def panel(self) -> Any:
+        """A widget with the server's status, approval prompts and activity log (display it)."""
+        from .widgets import ServerPanel
+
+        return ServerPanel(self)
+
     @property
     def pending(self) -> list[ApprovalRequest]:
         """Calls waiting for a person: ``srv.pending[0].approve()`` / ``.deny()`` / ``.always_allow()``."""

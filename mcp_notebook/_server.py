@@ -112,7 +112,7 @@ class ToolServer:
         self.approval = approval if approval is not None else ApprovalPolicy()
         self._local_secret = (local_secret or "").encode()
         self.calls: deque[CallRecord] = deque(maxlen=history)
-        self.on_call: Callable[[CallRecord], None] | None = None
+        self.call_listeners: list[Callable[[CallRecord], None]] = []
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
         self._legacy_sessions: dict[str, ServerSession] = {}
@@ -281,11 +281,11 @@ class ToolServer:
 
     def _record(self, record: CallRecord) -> None:
         self.calls.append(record)
-        if self.on_call is not None:
+        for listener in list(self.call_listeners):
             try:
-                self.on_call(record)
+                listener(record)
             except Exception:  # a display callback must never fail a call
-                logger.exception("on_call callback failed")
+                logger.exception("call listener failed")
 
     # -- change notifications -----------------------------------------------------------------
     async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:

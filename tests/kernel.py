@@ -38,6 +38,34 @@ class Kernel:
                 self._pending[parent].append(message)
         return Outputs(self._pending.pop(msg_id, []))
 
+    def wait_for_comm(self, predicate: Any, timeout: float = 30) -> dict[str, Any]:
+        """Read IOPub until a widget (comm_open) whose state satisfies `predicate` appears.
+
+        Widgets made on the server's thread are announced like any other; this finds them the way a
+        browser does. Other messages are kept for `wait`.
+        """
+        while True:
+            try:
+                message = self.client.get_iopub_msg(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"no matching widget appeared within {timeout} s") from None
+            if message["msg_type"] == "comm_open":
+                state = message["content"].get("data", {}).get("state", {})
+                if predicate(state):
+                    return dict(message["content"])
+            parent = message["parent_header"].get("msg_id")
+            if parent is None:
+                continue
+            if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+                self._done.add(parent)
+            else:
+                self._pending[parent].append(message)
+
+    def click(self, comm_id: str) -> None:
+        """Click a button exactly as the browser does: a custom comm message on the shell channel."""
+        content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+
     def run(self, code: str, timeout: float = 60) -> Outputs:
         return self.wait(self.start(code), timeout)
 

@@ -1,0 +1,9 @@
+"""Notebook widgets: the server panel (approval prompts and the activity log).
+
+Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRecord`) and holds no
+protocol logic. From the server's thread they only set traits, which ipywidgets sends safely.
+"""
+
+from ._panel import ApprovalPrompt, ServerPanel
+
+__all__ = ["ApprovalPrompt", "ServerPanel"]

@@ -1,0 +1,155 @@
+"""The panel the `%mcp_serve` cell shows: server status, approval prompts, and the activity log."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+from typing import Any
+
+import ipywidgets as widgets
+
+from .._approval import ApprovalRequest
+from .._text import add_messages, t
+
+add_messages(
+    {
+        "panel.title": {"en": "MCP server", "ko": "MCP 서버"},
+        "panel.approval": {"en": "approval", "ko": "승인"},
+        "panel.stopped": {"en": "stopped", "ko": "멈춤"},
+        "panel.activity": {"en": "Activity", "ko": "활동 기록"},
+        "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
+        "panel.asks": {
+            "en": "{client} wants to run the tool {tool}",
+            "ko": "{client}이(가) 도구 {tool}을(를) 실행하려고 합니다",
+        },
+        "panel.unknown_client": {"en": "A client", "ko": "어떤 클라이언트"},
+        "panel.claims": {
+            "en": "The server's own claims about this tool (not verified):",
+            "ko": "이 도구에 대한 서버의 주장 (검증되지 않음):",
+        },
+        "panel.arguments": {"en": "Arguments", "ko": "인자"},
+        "panel.approve": {"en": "Approve", "ko": "승인"},
+        "panel.deny": {"en": "Deny", "ko": "거절"},
+        "panel.always": {"en": "Always allow this tool", "ko": "이 도구는 항상 허용"},
+        "panel.decided": {"en": "Decision: {decision}", "ko": "결정: {decision}"},
+        "entry.details": {"en": "Details", "ko": "자세히"},
+    }
+)
+
+MAX_ENTRIES = 200
+
+
+class ApprovalPrompt(widgets.VBox):
+    """Approve / Deny / Always allow for one pending call, with everything shown before it runs."""
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        self.request = request
+        client = html.escape(request.client or t("panel.unknown_client"))
+        tool = html.escape(request.tool + (f" ({request.title})" if request.title else ""))
+        claims = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
+        arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
+        summary = widgets.HTML(
+            f"<b>🔔 {t('panel.asks', client=client, tool=f'<code>{tool}</code>')}</b>"
+            f"<div>{html.escape(request.description or '')}</div>"
+            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{html.escape(claims)}</code></div>"
+            f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{html.escape(arguments)}</pre>"
+        )
+        self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
+        self.deny_button = widgets.Button(description=t("panel.deny"), button_style="danger")
+        self.always_button = widgets.Button(description=t("panel.always"))
+        self.status = widgets.HTML("")
+        # Click handlers run on the kernel's main thread or a subshell thread: resolving the request
+        # is thread-safe, and the server's loop is woken from it.
+        self.approve_button.on_click(lambda _: request.approve())
+        self.deny_button.on_click(lambda _: request.deny())
+        self.always_button.on_click(lambda _: request.always_allow())
+        request._on_resolve.append(self._show_decision)
+        buttons = widgets.HBox([self.approve_button, self.deny_button, self.always_button])
+        super().__init__([summary, buttons, self.status], layout=widgets.Layout(border="1px solid #e0a800"))
+        if request.decision is not None:
+            self._show_decision(request)
+
+    @property
+    def decision(self) -> str | None:
+        return self.request.decision
+
+    def _show_decision(self, request: ApprovalRequest) -> None:
+        for button in (self.approve_button, self.deny_button, self.always_button):
+            button.disabled = True
+        self.status.value = f"<i>{html.escape(t('panel.decided', decision=request.decision))}</i>"
+
+    def __repr__(self) -> str:
+        return f"<approval request #{self.request.id}: {self.request.tool} ({self.request.decision or 'pending'})>"
+
+
+class ServerPanel(widgets.VBox):
+    """Status, pending approvals and a live activity log of one server (bounded to recent calls)."""
+
+    def __init__(self, server: Any, max_entries: int = MAX_ENTRIES) -> None:
+        self.server = server
+        self.max_entries = max_entries
+        self.header = widgets.HTML(self._header())
+        self.approvals = widgets.VBox([])
+        self.activity = widgets.VBox([widgets.HTML(f"<i>{html.escape(t('panel.no_activity'))}</i>")])
+        self._entries = 0
+        activity = widgets.Accordion([self.activity], titles=(t("panel.activity"),))
+        super().__init__([self.header, self.approvals, activity])
+        server.approval.listeners.append(self.show_request)
+        server.tool_server.call_listeners.append(self.show_call)
+        for request in server.pending:
+            self.show_request(request)
+
+    def _header(self) -> str:
+        state = "" if self.server.running else f" ({t('panel.stopped')})"
+        mode = self.server.approval.mode
+        warning = (
+            f"<div style='color:#b3261e'>{html.escape(t('approval.auto_warning'))}</div>"
+            if mode == "auto"
+            else ""
+        )
+        return (
+            f"<b>{html.escape(t('panel.title'))}</b>{state}: <code>{html.escape(self.server.url)}</code>"
+            f" · {t('panel.approval')}: <code>{mode}</code>{warning}"
+        )
+
+    def show_request(self, request: ApprovalRequest) -> None:
+        """Add an approval prompt (called from the server's thread: only traits are set)."""
+        prompt = ApprovalPrompt(request)
+        self.approvals.children = (*self.approvals.children, prompt)
+        request._on_resolve.append(lambda _: self._drop_prompt(prompt))
+
+    def _drop_prompt(self, prompt: ApprovalPrompt) -> None:
+        self.approvals.children = tuple(child for child in self.approvals.children if child is not prompt)
+
+    def show_call(self, record: Any) -> None:
+        """Add one line to the activity log (from the server's thread)."""
+        when = _dt.datetime.fromtimestamp(record.started).strftime("%H:%M:%S")
+        arguments = json.dumps(record.arguments, ensure_ascii=False)
+        if len(arguments) > 80:
+            arguments = arguments[:77] + "..."
+        colour = "#b3261e" if record.is_error else "#1b6e3a"
+        line = (
+            f"<code>{when}</code> {html.escape(record.client or '?')} · tools/call "
+            f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {record.decision}"
+            f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
+        )
+        details = json.dumps(
+            {"arguments": record.arguments, "result": record.result}, ensure_ascii=False, indent=2
+        )
+        body = widgets.HTML(
+            f"<pre>{html.escape(details)}</pre>"
+            + (f"<pre>{html.escape(record.stdout)}</pre>" if record.stdout else "")
+        )
+        entry = widgets.Accordion([body], titles=(t("entry.details"),), selected_index=None)
+        row = widgets.VBox([widgets.HTML(line), entry])
+        self._entries += 1
+        children = self.activity.children if self._entries > 1 else ()
+        self.activity.children = (*children, row)[-self.max_entries :]
+
+    def refresh(self) -> None:
+        self.header.value = self._header()
+
+    def __repr__(self) -> str:
+        # What nbval and text-only frontends see: stable (the port is sanitized), and useful.
+        return f"<MCP server panel: {self.server.url}, approval={self.server.approval.mode!r}>"

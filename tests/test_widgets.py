@@ -1,0 +1,126 @@
+"""The server panel: approval prompts and the activity log, without a kernel and in a real one."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+import textwrap
+import threading
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_notebook import Catalogue, serve, tool
+from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
+from tests.conftest import connect
+from tests.kernel import Kernel
+
+
+def outside_call(srv: Any, name: str, arguments: dict[str, Any]) -> Any:
+    async def main() -> Any:
+        with anyio.fail_after(60):
+            async with connect(srv, "auto") as client:
+                return await client.call_tool(name, arguments)
+
+    return anyio.run(main)
+
+
+def define(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue, destructive=True, title="Delete a row")
+    def delete_row(row: int) -> str:
+        """Delete one row of the table."""
+        return f"deleted {row}"
+
+
+def wait_for_prompt(panel: ServerPanel) -> ApprovalPrompt:
+    shown = threading.Event()
+    panel.server.approval.listeners.append(lambda request: shown.set())
+    if not panel.approvals.children:
+        assert shown.wait(10), "no approval prompt appeared"
+    prompt = panel.approvals.children[0]
+    assert isinstance(prompt, ApprovalPrompt)
+    return prompt
+
+
+@pytest.mark.parametrize(
+    ("button", "expected"), [("approve_button", "deleted 4"), ("deny_button", "declined")]
+)
+def test_clicking_a_prompt_decides_the_waiting_call(catalogue: Catalogue, button: str, expected: str) -> None:
+    define(catalogue)
+    srv = serve(catalogue=catalogue, approval_timeout=30)
+    try:
+        panel = srv.panel()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(outside_call, srv, "delete_row", {"row": 4})
+            prompt = wait_for_prompt(panel)
+            shown = html.unescape(prompt.children[0].value)
+            assert "delete_row (Delete a row)" in shown and "Delete one row of the table." in shown
+            assert "not verified" in shown and "destructiveHint=True" in shown and '"row": 4' in shown
+            getattr(prompt, button).click()
+            result = pending.result(30)
+        assert expected in result.content[0].text
+        assert prompt.decision in ("approved", "denied") and prompt.approve_button.disabled
+        assert panel.approvals.children == ()  # answered prompts leave the panel
+        assert "delete_row" in panel.activity.children[-1].children[0].value
+        assert repr(panel) == f"<MCP server panel: {srv.url}, approval='ask'>"
+    finally:
+        srv.stop()
+
+
+def test_panel_shows_calls_waiting_before_it_was_made(catalogue: Catalogue) -> None:
+    define(catalogue)
+    srv = serve(catalogue=catalogue, approval_timeout=30)
+    try:
+        asked = threading.Event()
+        srv.approval.listeners.append(lambda request: asked.set())
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(outside_call, srv, "delete_row", {"row": 1})
+            assert asked.wait(10)
+            panel = srv.panel()  # displayed late: the waiting request is still there to answer
+            panel.approvals.children[0].always_button.click()
+            assert pending.result(30).content[0].text == "deleted 1"
+        assert srv.approval.allowed == {"delete_row"}
+    finally:
+        srv.stop()
+
+
+@pytest.mark.kernel
+def test_approve_in_a_real_kernel_with_the_message_a_browser_sends() -> None:
+    kernel = Kernel()
+    try:
+        kernel.run(
+            textwrap.dedent(
+                '''
+                %load_ext mcp_notebook
+                from mcp_notebook import tool
+
+                @tool(destructive=True)
+                def wipe(table: str) -> str:
+                    """Delete every row of a table."""
+                    return f"wiped {table}"
+
+                srv = %mcp_serve
+                '''
+            )
+        ).raise_for_error()
+        remote = kernel.json('{"url": srv.url, "token": srv.token}')
+
+        class Remote:
+            url, token = remote["url"], remote["token"]
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(outside_call, Remote, "wipe", {"table": "sales"})
+            button = kernel.wait_for_comm(
+                lambda state: (
+                    state.get("_model_name") == "ButtonModel" and state.get("description") == "Approve"
+                )
+            )["comm_id"]
+            # A person sees the buttons once their row exists (its handlers are set by then): wait for it.
+            kernel.wait_for_comm(lambda state: f"IPY_MODEL_{button}" in state.get("children", []))
+            kernel.click(button)
+            result = pending.result(30)
+        assert result.is_error is False and result.content[0].text == "wiped sales"
+        assert kernel.json("srv.calls[-1].decision") == "approved"
+    finally:
+        kernel.shutdown()
