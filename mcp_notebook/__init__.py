@@ -17,30 +17,39 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._batch import BatchResult
 from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
 from ._errors import (
     ClientConnectionError,
+    InvalidResultError,
     MCPNotebookError,
     ProtocolError,
     ServerError,
     ToolDefinitionError,
     ToolError,
 )
+from ._handles import HandleError, HandleStore
 from ._primitives import prompt, publish, resource
 from ._prompts import embed_resource
 from ._text import get_language, set_language
 
 if TYPE_CHECKING:
     from ._client import call, complete, get_prompt, list_prompts, list_resources, list_tools, read_resource
+    from ._guarded import current_client
+    from ._lint import lint
     from ._runtime import ServerHandle, current_server, serve, stop
     from ._views import CallResult, PromptResult, ReadResult
 
 from ._version import __version__
 
 __all__ = [
+    "BatchResult",
     "CallResult",
     "Catalogue",
     "ClientConnectionError",
+    "HandleError",
+    "HandleStore",
+    "InvalidResultError",
     "MCPNotebookError",
     "PromptResult",
     "ProtocolError",
@@ -53,10 +62,13 @@ __all__ = [
     "__version__",
     "call",
     "complete",
+    "current_client",
     "current_server",
+    "default_catalogue",
     "embed_resource",
     "get_language",
     "get_prompt",
+    "lint",
     "list_prompts",
     "list_resources",
     "list_tools",
@@ -79,6 +91,8 @@ _LAZY = {
     "PromptResult": "._views",
     "ReadResult": "._views",
     "call": "._client",
+    "current_client": "._guarded",
+    "lint": "._lint",
     "complete": "._client",
     "get_prompt": "._client",
     "list_prompts": "._client",

@@ -20,6 +20,7 @@ import jsonschema
 
 from ._arguments import argument_converter, compile_validator
 from ._errors import ToolDefinitionError
+from ._idempotency import KEY_PARAMETER, idempotency_key_schema
 from ._prompts import PromptEntry
 from ._resources import ResourceEntry, TemplateEntry
 from ._schema import FunctionSchema, function_schema
@@ -70,6 +71,15 @@ class ToolEntry:
     annotations: dict[str, bool] = field(default_factory=dict)
     run_in: RunIn | None = None
     approval: Literal["always", "never"] | None = None
+    expose: bool = True
+    idempotency_key: bool = False
+    rate_limit: tuple[int, float] | None = None
+    timeout: float | None = None
+
+    @property
+    def takes_key(self) -> bool:
+        """Whether the function itself declares ``idempotency_key`` (else the server strips it)."""
+        return KEY_PARAMETER in inspect.signature(self.fn).parameters
 
     @property
     def is_async(self) -> bool:
@@ -120,6 +130,10 @@ def make_entry(
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
     run_in: RunIn | None = None,
     approval: Literal["always", "never"] | None = None,
+    expose: bool = True,
+    idempotency_key: bool = False,
+    rate_limit: tuple[int, float] | None = None,
+    timeout: float | None = None,
 ) -> ToolEntry:
     """Build a `ToolEntry` from a function and the decorator's options."""
     if not callable(fn):
@@ -132,7 +146,22 @@ def make_entry(
         raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
     if approval not in (None, "always", "never"):
         raise ToolDefinitionError(t("tool.bad_approval", value=approval))
+    if rate_limit is not None and not (
+        isinstance(rate_limit, tuple) and len(rate_limit) == 2 and rate_limit[0] >= 1 and rate_limit[1] > 0
+    ):
+        raise ToolDefinitionError(t("tool.bad_rate_limit", value=rate_limit))
+    if timeout is not None and not timeout > 0:
+        raise ToolDefinitionError(t("tool.bad_timeout", value=timeout))
     schema: FunctionSchema = function_schema(fn)
+    input_schema = schema.input_schema
+    if idempotency_key and KEY_PARAMETER not in input_schema.get("properties", {}):
+        # The model must send a key: it is what makes a retried call safe to repeat.
+        input_schema = dict(input_schema)
+        input_schema["properties"] = {
+            **input_schema.get("properties", {}),
+            KEY_PARAMETER: idempotency_key_schema(),
+        }
+        input_schema["required"] = [*input_schema.get("required", []), KEY_PARAMETER]
     flags = {
         "read_only": read_only,
         "destructive": destructive,
@@ -156,13 +185,17 @@ def make_entry(
         name=tool_name,
         fn=fn,
         description=description if description is not None else schema.description,
-        input_schema=schema.input_schema,
+        input_schema=input_schema,
         output_schema=out,
         wraps_output=wraps,
         title=title,
         annotations=annotations,
         run_in=run_in,
         approval=approval,
+        expose=expose,
+        idempotency_key=idempotency_key,
+        rate_limit=rate_limit,
+        timeout=timeout,
     )
 
 
@@ -314,9 +347,9 @@ class Catalogue:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def near_names(self, name: str, n: int = 3) -> list[str]:
-        """Tool names that look like `name` (for "did you mean" hints)."""
-        names = self.names()
+    def near_names(self, name: str, n: int = 3, among: list[str] | None = None) -> list[str]:
+        """Tool names (of `among`, default all) that look like `name`, for "did you mean" hints."""
+        names = self.names() if among is None else among
         lowered = {candidate.lower(): candidate for candidate in names}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
         return [lowered[c] for c in close]
@@ -346,6 +379,9 @@ class Catalogue:
             listener(kind)
 
 
+DEFINE_HOOKS: list[Callable[[ToolEntry, Catalogue], None]] = []
+"""Called after `@tool` defines a tool (the extension adds the linter's compact report here)."""
+
 default_catalogue = Catalogue()
 """The catalogue that `@tool` fills and `serve()` serves unless told otherwise."""
 
@@ -365,9 +401,14 @@ def tool(
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
     run_in: RunIn | None = None,
     approval: Literal["always", "never"] | None = None,
+    expose: bool = True,
+    idempotency_key: bool = False,
+    rate_limit: tuple[int, float] | None = None,
+    timeout: float | None = None,
+    lint: bool = True,
     catalogue: Catalogue | None = None,
 ) -> Callable[[F], F]: ...
-def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, **options: Any) -> Any:
+def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = True, **options: Any) -> Any:
     """Make a notebook function an MCP tool, bare (``@tool``) or with options (``@tool(...)``).
 
     The function is returned unchanged, so it can still be called directly in the notebook.
@@ -390,13 +431,28 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, **options: An
     approval:
         ``"always"`` to ask a person before every outside call of this tool, ``"never"`` to never ask;
         default: the server's policy (ask for tools not annotated read-only).
+    expose:
+        ``False`` keeps the tool from outside clients (not listed, not callable); the notebook can
+        still call it (``%mcp_call``). Use it for the dangerous half of a pair (publish / revoke).
+    idempotency_key:
+        Add a required ``idempotency_key`` argument: a repeated call with the same key returns the
+        first result instead of running again (kept 24 h, across kernel restarts).
+    rate_limit:
+        ``(calls, seconds)``, e.g. ``(10, 60)``: more calls than that get an error saying when to retry.
+    timeout:
+        Seconds a call may take; a slower one is abandoned and the model gets an error.
+    lint:
+        Show the tool-design linter's findings when the tool is defined (in a notebook).
     catalogue:
         Where to register (default: the catalogue ``serve()`` serves).
     """
     target = catalogue if catalogue is not None else default_catalogue
 
     def register(func: F) -> F:
-        target.add(make_entry(func, **options))
+        entry = target.add(make_entry(func, **options))
+        if lint:
+            for hook in list(DEFINE_HOOKS):
+                hook(entry, target)
         return func
 
     if fn is None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from ._errors import ClientConnectionError, ProtocolError, ServerError
+from ._errors import ClientConnectionError, InvalidResultError, ProtocolError, ServerError
 from ._runtime import current_server, runtime
 from ._server import LOCAL_HEADER
 from ._text import t
@@ -129,6 +129,15 @@ def _wait(future: Any, timeout: float, target: str) -> Any:
         raise ClientConnectionError(t("client.timeout", target=target, seconds=timeout)) from None
 
 
+def _is_connection_error(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_is_connection_error(inner) for inner in exc.exceptions)
+    name = type(exc).__module__
+    return isinstance(
+        exc, OSError | anyio.ClosedResourceError | anyio.BrokenResourceError
+    ) or name.startswith(("httpx", "httpcore"))
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(_describe(e) for e in exc.exceptions)
@@ -170,7 +179,8 @@ def _resolve_target(
         http = create_mcp_http_client(headers=headers)
         return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode), http)
 
-    return ("http", url, token or "", mode), open_http, url
+    # The local flag is part of the key: an outside-style connection must never serve a local call.
+    return ("http", url, token or "", mode, str(LOCAL_HEADER in headers)), open_http, url
 
 
 class _HttpClient:
@@ -218,6 +228,18 @@ def request(
         except ClientConnectionError:
             pool.drop(key)
             raise
+        except (RuntimeError, ValueError) as exc:
+            # The SDK client checks what it receives (output schemas, result shapes): the server
+            # answered, but wrongly. Not a connection problem: say so, and keep the connection.
+            if not _is_connection_error(exc):
+                raise InvalidResultError(
+                    t("client.invalid_result", target=target, error=_describe(exc))
+                ) from None
+            pool.drop(key)
+            if attempt == 2:
+                raise ClientConnectionError(
+                    t("client.unreachable", target=target, error=_describe(exc))
+                ) from exc
         except Exception as exc:
             # A broken connection (server restarted, process gone): reconnect once, then give up.
             pool.drop(key)

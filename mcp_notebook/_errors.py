@@ -4,6 +4,7 @@
     ├── ToolDefinitionError    a function cannot become a tool (bad name, unsupported type hint)
     ├── ServerError            the in-kernel server cannot start or is not running
     ├── ProtocolError          a server answered with a JSON-RPC error (carries .code, .data)
+    ├── InvalidResultError     a server's answer broke the protocol (e.g. output schema not honoured)
     └── ClientConnectionError  the client could not reach or talk to a server
     ToolError                  raised *by tool code* to return an error result to the model
 
@@ -30,6 +31,13 @@ class ServerError(MCPNotebookError, RuntimeError):
 
 class ClientConnectionError(MCPNotebookError, ConnectionError):
     """The client could not reach the server, or the connection broke."""
+
+
+class InvalidResultError(MCPNotebookError):
+    """A server answered, but the answer breaks the protocol, so the client rejected it.
+
+    For example, a tool with an output schema returned no (or non-conforming) structured content.
+    """
 
 
 class ProtocolError(MCPNotebookError):

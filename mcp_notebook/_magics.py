@@ -288,8 +288,38 @@ def _lookup(namespace: dict[str, Any], name: str) -> Any:
     return namespace[name]
 
 
+class LintReport:
+    """The linter's findings for a tool just defined, shown compactly under the cell."""
+
+    def __init__(self, findings: list[Any]) -> None:
+        self.findings = findings
+
+    def __repr__(self) -> str:
+        return "\n".join(str(finding) for finding in self.findings)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<li><code>{html.escape(str(finding))}</code></li>" for finding in self.findings)
+        return f"<details><summary>{len(self.findings)} × lint</summary><ul>{rows}</ul></details>"
+
+
+def _lint_on_define(entry: Any, catalogue: Any) -> None:
+    from IPython.display import display
+
+    from ._lint import lint
+
+    findings = [f for f in lint(entry, among=catalogue.tools()) if f.severity in ("error", "warning")]
+    if findings:
+        display(LintReport(findings))
+
+
 def register(ipython: Any) -> None:
+    from ._catalogue import DEFINE_HOOKS
+
     ipython.register_magics(MCPMagics)
+    if _lint_on_define not in DEFINE_HOOKS:
+        DEFINE_HOOKS.append(_lint_on_define)
 
 
 def unregister(ipython: Any) -> None:
@@ -297,3 +327,7 @@ def unregister(ipython: Any) -> None:
     for name in MAGIC_NAMES:
         line_magics.pop(name, None)
     ipython.magics_manager.registry.pop("MCPMagics", None)
+    from ._catalogue import DEFINE_HOOKS
+
+    if _lint_on_define in DEFINE_HOOKS:
+        DEFINE_HOOKS.remove(_lint_on_define)

@@ -57,6 +57,10 @@ def to_result(
     With an output schema the structured content is checked against it; a value that does not
     conform becomes an error result instead of a response the client would reject.
     """
+    hook = getattr(type(value), "__mcp_result__", None)
+    if hook is not None:  # helpers such as BatchResult know their own result shape
+        shaped: dict[str, Any] = hook(value)
+        return shaped
     passthrough = _mcp_passthrough(value)
     if passthrough is not None:
         return passthrough

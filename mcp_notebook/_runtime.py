@@ -20,7 +20,7 @@ import socket
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import anyio.from_thread
@@ -30,6 +30,7 @@ from ._approval import MODES, ApprovalPolicy, ApprovalRequest
 from ._catalogue import Catalogue, RunIn, default_catalogue
 from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
+from ._guarded import Guardrails, default_audit_path
 from ._http import MCP_PATH, build_app, is_loopback
 from ._server import CallRecord, ToolServer
 from ._text import t
@@ -193,6 +194,9 @@ def serve(
     approval_timeout: float = 120.0,
     page_size: int = 100,
     result_limit: int = 50_000,
+    max_output_chars: int = 1_000_000,
+    audit_log: str | os.PathLike[str] | Literal[False] | None = None,
+    idempotency_path: str | os.PathLike[str] | None = None,
     allow_remote: bool = False,
     catalogue: Catalogue | None = None,
 ) -> ServerHandle:
@@ -224,6 +228,13 @@ def serve(
     result_limit:
         A tool result with more text than this (characters) is kept as a resource, and the client
         gets a summary with a ``resource_link`` to read all of it.
+    max_output_chars:
+        Hard cap on a result's text (control characters are always stripped).
+    audit_log:
+        Where to append one JSON line per call (default: ``audit.jsonl`` in the user cache folder,
+        ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``False`` for none.
+    idempotency_path:
+        The SQLite file that keeps results of ``@tool(idempotency_key=True)`` tools.
     """
     with runtime._lock:
         if runtime.server is not None and runtime.server.running:
@@ -254,6 +265,11 @@ def serve(
             page_size=page_size,
             result_limit=result_limit,
             approval=policy,
+            guards=Guardrails(
+                max_output_chars=max_output_chars,
+                audit_log=None if audit_log is False else (audit_log or default_audit_path()),
+                idempotency_path=idempotency_path,
+            ),
             local_secret=runtime.local_secret,
         )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
@@ -277,6 +293,7 @@ def serve(
                 portal.call(server.done.wait)
             remove_capture()
             runner.workers.close()
+            tools.guards.close()
             handle.running = False
             with runtime._lock:
                 if runtime.server is handle:

@@ -44,6 +44,8 @@ from ._arguments import argument_problems
 from ._catalogue import Catalogue
 from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
+from ._guarded import Guardrails
+from ._idempotency import KEY_PARAMETER
 from ._paging import page
 from ._results import error_result, to_result
 from ._server_data import DataHandlers
@@ -99,6 +101,7 @@ class ToolServer:
         page_size: int = 100,
         result_limit: int = 50_000,
         approval: ApprovalPolicy | None = None,
+        guards: Guardrails | None = None,
         local_secret: str | None = None,
         name: str = "mcp-notebook",
         history: int = 500,
@@ -110,6 +113,7 @@ class ToolServer:
         self.page_size = page_size
         self.result_limit = result_limit
         self.approval = approval if approval is not None else ApprovalPolicy()
+        self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
         self.calls: deque[CallRecord] = deque(maxlen=history)
         self.call_listeners: list[Callable[[CallRecord], None]] = []
@@ -157,7 +161,9 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> Any:
-        tools, cursor = page(self.catalogue.tools(), params, self.page_size)
+        local = self._is_local(ctx)
+        visible = [entry for entry in self.catalogue.tools() if entry.expose or local]
+        tools, cursor = page(visible, params, self.page_size)
         result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in tools]}
         if cursor is not None:
             result["nextCursor"] = cursor
@@ -166,8 +172,11 @@ class ToolServer:
     # -- tools/call --------------------------------------------------------------------------
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         entry = self.catalogue.get(params.name)
-        if entry is None:
-            near = self.catalogue.near_names(params.name)
+        local = self._is_local(ctx)
+        if entry is None or not (entry.expose or local):  # a hidden tool does not exist for outsiders
+            # Suggest only what this caller may see: a hidden tool must not leak through a hint.
+            visible = [e.name for e in self.catalogue.tools() if e.expose or local]
+            near = self.catalogue.near_names(params.name, among=visible)
             hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -183,16 +192,11 @@ class ToolServer:
             started=time.time(),
         )
         clock = time.perf_counter()
-        problems = argument_problems(entry.validator, arguments)
-        if problems:
-            listing = "\n".join(f"- {problem}" for problem in problems)
-            result = error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
-            record.outcome = "invalid arguments"
-        elif (refusal := await self._ask(ctx, entry, arguments, record)) is not None:
-            result = error_result(refusal)
-            record.outcome = record.decision
-        else:
-            result = await self._run(entry, arguments, record)
+        client = self.guards.set_client(record.client)
+        try:
+            result = await self._checked_call(ctx, entry, arguments, record, local)
+        finally:
+            self.guards.reset_client(client)
         record.duration = time.perf_counter() - clock
         record.is_error = bool(result.get("isError"))
         record.result = result
@@ -200,11 +204,44 @@ class ToolServer:
         # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
         return {"resultType": "complete", **result}
 
+    async def _checked_call(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        local: bool,
+    ) -> dict[str, Any]:
+        # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
+        # then ask, then run.
+        problems = argument_problems(entry.validator, arguments)
+        if problems:
+            listing = "\n".join(f"- {problem}" for problem in problems)
+            record.outcome = "invalid arguments"
+            return error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
+        try:
+            self.guards.check_rate(entry)
+        except ToolError as exc:
+            record.outcome = record.decision = "rate limited"
+            return error_result(str(exc))
+        if (refusal := await self._ask(entry, arguments, record, local)) is not None:
+            record.outcome = record.decision
+            return error_result(refusal)
+        try:
+            result = await self.guards.run(entry, arguments, lambda: self._run(entry, arguments, record))
+        except TimeoutError:
+            record.outcome = "timeout"
+            return error_result(t("call.timeout", name=entry.name, seconds=entry.timeout))
+        except ToolError as exc:  # an idempotency conflict or a malformed key
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        return self.guards.finish(result)
+
     async def _ask(
-        self, ctx: ServerRequestContext[Any], entry: Any, arguments: dict[str, Any], record: CallRecord
+        self, entry: Any, arguments: dict[str, Any], record: CallRecord, local: bool
     ) -> str | None:
         """Ask a person when the policy says so; the refusal message, or None to run the call."""
-        if not self.approval.needs_approval(entry.name, entry.read_only, entry.approval, self._is_local(ctx)):
+        if not self.approval.needs_approval(entry.name, entry.read_only, entry.approval, local):
             return None
         request = self.approval.new_request(
             tool=entry.name,
@@ -229,6 +266,8 @@ class ToolServer:
     async def _run(self, entry: Any, arguments: dict[str, Any], record: CallRecord) -> dict[str, Any]:
         try:
             kwargs = entry.convert(arguments)
+            if entry.idempotency_key and not entry.takes_key:
+                kwargs.pop(KEY_PARAMETER, None)
             value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
             result = to_result(
                 value,
@@ -241,6 +280,8 @@ class ToolServer:
         except ToolError as exc:
             record.outcome = "ToolError"
             return error_result(str(exc))
+        except TimeoutError:
+            raise  # the tool's own timeout, reported by the caller
         except KernelBusy:
             record.outcome = "kernel busy"
             return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
@@ -281,6 +322,10 @@ class ToolServer:
 
     def _record(self, record: CallRecord) -> None:
         self.calls.append(record)
+        try:
+            self.guards.record(record)
+        except Exception:  # an unwritable audit log must not fail the call it records
+            logger.exception("audit log write failed")
         for listener in list(self.call_listeners):
             try:
                 listener(record)

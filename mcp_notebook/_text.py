@@ -97,6 +97,18 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Tool {name!r} is marked both read_only and destructive. A read-only tool changes nothing; drop one.",
         "ko": "도구 {name!r}에 read_only와 destructive가 함께 붙어 있습니다. 읽기 전용 도구는 아무것도 바꾸지 않으니 하나를 빼세요.",
     },
+    "tool.bad_rate_limit": {
+        "en": "rate_limit must be (calls, seconds) with at least 1 call in more than 0 s, e.g. (10, 60); got {value!r}.",
+        "ko": "rate_limit은 (호출 수, 초) 형태여야 합니다(호출 1번 이상, 0초 초과). 예: (10, 60). 받은 값: {value!r}.",
+    },
+    "tool.bad_timeout": {
+        "en": "timeout must be a number of seconds greater than 0, got {value!r}.",
+        "ko": "timeout은 0보다 큰 초 단위 숫자여야 하는데 {value!r}을(를) 받았습니다.",
+    },
+    "call.timeout": {
+        "en": "Tool {name!r} took longer than {seconds:g} s and was abandoned; nothing it returns later is used. Try a smaller request.",
+        "ko": "도구 {name!r}이(가) {seconds:g}초 넘게 걸려 중단했습니다. 나중에 돌려주는 결과는 쓰지 않습니다. 더 작은 요청으로 다시 시도하세요.",
+    },
     "tool.bad_approval": {
         "en": "approval must be 'always', 'never' or left out, got {value!r}.",
         "ko": "approval은 'always', 'never' 중 하나이거나 생략해야 하는데 {value!r}을(를) 받았습니다.",
@@ -204,6 +216,10 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Could not connect to {target}: {error}. Check that the server is running and the URL is right.",
         "ko": "{target}에 연결하지 못했습니다: {error}. 서버가 실행 중인지, URL이 맞는지 확인하세요.",
     },
+    "client.invalid_result": {
+        "en": "{target} answered, but the answer breaks the protocol, so the client rejected it: {error}",
+        "ko": "{target}이(가) 답했지만 프로토콜에 맞지 않아 클라이언트가 받지 않았습니다: {error}",
+    },
     "client.timeout": {
         "en": "No answer from {target} within {seconds:g} s. The tool may still be running; raise timeout= or check the server.",
         "ko": "{target}에서 {seconds:g}초 안에 답이 없습니다. 도구가 아직 실행 중일 수 있습니다. timeout=을 늘리거나 서버를 확인하세요.",
@@ -267,8 +283,8 @@ def add_messages(messages: dict[str, dict[Language, str]]) -> None:
     finds them all the same.
     """
     for key, texts in messages.items():
-        if key in _MESSAGES:
-            raise ValueError(f"message key {key!r} is already registered")
+        if key in _MESSAGES and _MESSAGES[key] != texts:
+            raise ValueError(f"message key {key!r} is already registered with other texts")
         if set(texts) != {"en", "ko"}:
             raise ValueError(f"message {key!r} needs both 'en' and 'ko'")
         _MESSAGES[key] = texts

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 import pytest
 
 from mcp_notebook import Catalogue, serve
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Audit logs and idempotency stores of test servers go to a scratch folder, not the home folder."""
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("MCP_NOTEBOOK_CACHE_DIR")
+    os.environ["MCP_NOTEBOOK_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("MCP_NOTEBOOK_CACHE_DIR", None)
+    else:
+        os.environ["MCP_NOTEBOOK_CACHE_DIR"] = before
 
 
 @pytest.fixture
@@ -23,7 +37,7 @@ def catalogue() -> Catalogue:
 
 def serve_unattended(catalogue: Catalogue, **options: Any) -> Any:
     """A server that runs every call without asking a person (most tests are not about approval)."""
-    with pytest.warns(UserWarning, match="Approval is OFF"):
+    with pytest.warns(UserWarning, match="approval='auto'"):
         return serve(catalogue=catalogue, approval="auto", **options)
 
 

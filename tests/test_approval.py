@@ -180,3 +180,15 @@ def test_auto_mode_says_loudly_that_it_is_on(catalogue: Catalogue) -> None:
         srv.stop()
     with pytest.raises(ValueError, match="'ask', 'always' or 'auto'"):
         serve(catalogue=catalogue, approval="sometimes")
+
+
+def test_an_outside_style_connection_is_not_reused_for_the_notebooks_own_calls(
+    asking: Any, catalogue: Catalogue
+) -> None:
+    define(catalogue)
+    # First as an outside client would (URL and token given): read-only, so nothing is asked.
+    assert mcp_notebook.call("count_rows", url=asking.url, token=asking.token).structured_content == {
+        "result": 3
+    }
+    # Then as the notebook itself: must not ride on that connection, or it would wait for approval.
+    assert mcp_notebook.call("delete_row", {"row": 9}, timeout=4).text == "deleted 9"

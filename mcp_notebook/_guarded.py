@@ -1,0 +1,133 @@
+"""The guardrails a server owes its clients, applied around every tool call.
+
+Spec 2025-11-25 server/tools "Security Considerations": servers MUST validate inputs, implement
+access controls, rate-limit invocations and sanitize outputs. Validation and approval live in the
+server; this module adds per-tool rate limits and timeouts, idempotent replays, output sanitizing
+and the audit log (one JSON line per call, flushed as written).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+
+from ._guards import AuditLog, RateLimited, TokenBucket, sanitize_result
+from ._idempotency import KEY_PARAMETER, IdempotencyStore
+
+_client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
+
+
+def current_client() -> str:
+    """Who is calling the running tool: the client's name (``"notebook"`` for the notebook itself).
+
+    Use it to bind what a tool hands out (handles, idempotency) to one client.
+    """
+    return _client.get()
+
+
+def default_audit_path() -> Path:
+    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mcp-notebook"
+    )
+    return Path(folder) / "audit.jsonl"
+
+
+class Guardrails:
+    """Rate limits, timeouts, idempotency, sanitizing and auditing for one server."""
+
+    def __init__(
+        self,
+        *,
+        max_output_chars: int = 1_000_000,
+        audit_log: str | os.PathLike[str] | None = None,
+        idempotency_path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.max_output_chars = max_output_chars
+        self.audit = AuditLog(audit_log) if audit_log is not None else None
+        self._idempotency_path = idempotency_path
+        self._store: IdempotencyStore | None = None
+        self._buckets: dict[str, TokenBucket] = {}
+        self._lock = threading.Lock()
+
+    def set_client(self, client: str | None) -> contextvars.Token[str]:
+        return _client.set(client or "anonymous")
+
+    def reset_client(self, token: contextvars.Token[str]) -> None:
+        _client.reset(token)
+
+    def check_rate(self, entry: Any) -> None:
+        """Raise `RateLimited` (a tool error saying when to retry) when the tool is over its limit."""
+        if entry.rate_limit is None:
+            return
+        calls, seconds = entry.rate_limit
+        with self._lock:
+            bucket = self._buckets.get(entry.name)
+            if bucket is None:
+                bucket = self._buckets[entry.name] = TokenBucket(rate=calls / seconds, burst=int(calls))
+        wait = bucket.try_acquire()
+        if wait is not None:
+            raise RateLimited(entry.name, wait, bucket)
+
+    async def run(
+        self, entry: Any, arguments: dict[str, Any], execute: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Run `execute` under the tool's timeout, replaying a stored result for a repeated key."""
+
+        async def timed() -> dict[str, Any]:
+            if entry.timeout is None:
+                return await execute()
+            with anyio.fail_after(entry.timeout):
+                return await execute()
+
+        if not entry.idempotency_key:
+            return await timed()
+        store = self.store()
+        key = str(arguments.get(KEY_PARAMETER, ""))  # validated by the input schema already
+        client = current_client()
+
+        def replay_or_run() -> dict[str, Any]:
+            # The store blocks duplicates until the first finishes, so it runs on a worker thread and
+            # hands the real work back to the server loop.
+            result: dict[str, Any] = store.run(
+                client, entry.name, key, arguments, lambda: anyio.from_thread.run(timed)
+            )
+            return result
+
+        return await anyio.to_thread.run_sync(replay_or_run)
+
+    def store(self) -> IdempotencyStore:
+        with self._lock:
+            if self._store is None:
+                self._store = IdempotencyStore(self._idempotency_path)
+            return self._store
+
+    def finish(self, result: dict[str, Any]) -> dict[str, Any]:
+        return sanitize_result(result, self.max_output_chars)
+
+    def record(self, record: Any) -> None:
+        if self.audit is None:
+            return
+        self.audit.record(
+            client=record.client,
+            tool=record.tool,
+            arguments=record.arguments,
+            decision=record.decision,
+            outcome=record.outcome,
+            is_error=record.is_error,
+            duration_ms=round(record.duration * 1000, 3),
+            protocol_version=record.protocol_version,
+        )
+
+    def close(self) -> None:
+        if self.audit is not None:
+            self.audit.close()
+        if self._store is not None:
+            self._store.close()

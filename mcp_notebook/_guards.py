@@ -1,0 +1,334 @@
+"""Guardrails the spec asks of servers: rate limits, output sanitizing, secret redaction, an audit log.
+
+Pure building blocks: the server decides where to call them. Nothing here starts a thread or
+prints; the clock is injected so tests never sleep.
+
+- `TokenBucket`: per-tool rate limit; `try_acquire()` says how long to wait when over the limit,
+  `RateLimited` is the matching error result for the model.
+- `sanitize_text` / `sanitize_result`: strip control characters and cap the size of what a tool
+  sends back to the model.
+- `looks_secret` / `redact`: recognise secret-looking argument names and hide their values.
+- `AuditLog`: one JSON line per call, flushed per line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ._errors import ToolError
+from ._text import add_messages, t
+
+add_messages(
+    {
+        "guard.rate_limited": {
+            "en": (
+                "Tool {tool!r} is being called too often (at most {rate:g} calls per second, "
+                "bursts of {burst}). Wait {seconds:.1f} s, then call it again."
+            ),
+            "ko": (
+                "도구 {tool!r}이(가) 너무 자주 호출되고 있습니다(초당 최대 {rate:g}회, "
+                "한 번에 최대 {burst}회). {seconds:.1f}초 기다린 뒤 다시 호출하세요."
+            ),
+        },
+        "guard.truncated": {
+            "en": "[truncated {n} characters]",
+            "ko": "[{n}자 잘림]",
+        },
+        "guard.too_large": {
+            "en": (
+                "The result is too large to send: its structured content is {size} characters of JSON, "
+                "over the limit of {limit}. Ask for less (a narrower filter, fewer items or one page) "
+                "and call the tool again."
+            ),
+            "ko": (
+                "결과가 너무 커서 보낼 수 없습니다: 구조화된 결과의 JSON이 {size}자로 한도 {limit}자를 "
+                "넘습니다. 더 좁은 조건, 더 적은 항목, 한 페이지처럼 더 적게 요청해서 다시 호출하세요."
+            ),
+        },
+    }
+)
+
+REDACTED = "[redacted]"
+
+# -- rate limits ------------------------------------------------------------------------------------------
+
+
+class RateLimited(ToolError):
+    """A call over a tool's rate limit: an error result telling the model when to retry.
+
+    Parameters
+    ----------
+    tool:
+        The tool's name.
+    retry_after:
+        Seconds until a call would be accepted (what `TokenBucket.try_acquire` returned).
+    bucket:
+        The bucket that refused, for its rate and burst in the message.
+    """
+
+    def __init__(self, tool: str, retry_after: float, bucket: TokenBucket) -> None:
+        # Rounded up: a model that retries after the rounded time must not be refused again.
+        seconds = math.ceil(retry_after * 10) / 10
+        super().__init__(
+            t("guard.rate_limited", tool=tool, rate=bucket.rate, burst=bucket.burst, seconds=seconds)
+        )
+        self.tool = tool
+        self.retry_after = retry_after
+
+
+class TokenBucket:
+    """A token bucket: `burst` calls at once, then `rate` calls per second on average.
+
+    Thread-safe. The bucket starts full. A clock that goes backwards adds no tokens.
+
+    Parameters
+    ----------
+    rate:
+        Tokens added per second (> 0).
+    burst:
+        Capacity of the bucket: how many calls may come at once (>= 1).
+    clock:
+        Seconds from a monotonic clock (injected in tests).
+    """
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        if rate <= 0:
+            raise ValueError(f"rate must be > 0 tokens per second, got {rate!r}")
+        if burst < 1:
+            raise ValueError(f"burst must be >= 1, got {burst!r}")
+        self.rate = float(rate)
+        self.burst = burst
+        self._clock = clock
+        self._tokens = float(burst)
+        self._last = clock()
+        self._lock = threading.Lock()
+
+    def try_acquire(self) -> float | None:
+        """Take one token: ``None`` if there was one, else the seconds until one is available."""
+        with self._lock:
+            now = self._clock()
+            elapsed = max(0.0, now - self._last)
+            self._last = max(self._last, now)
+            self._tokens = min(float(self.burst), self._tokens + elapsed * self.rate)
+            if self._tokens >= 1.0:
+                self._tokens -= 1.0
+                return None
+            return (1.0 - self._tokens) / self.rate
+
+
+# -- output sanitizing -----------------------------------------------------------------------------------
+
+# C0 controls except tab and newline, DEL, C1 controls: they can move a terminal's cursor, rewrite
+# what a person sees and hide text from a reviewer. Unicode tag characters (U+E0000-U+E007F) are
+# invisible and have been used to smuggle instructions to models, so they go too.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\U000e0000-\U000e007f]")
+
+
+def sanitize_text(text: str, max_chars: int) -> str:
+    """`text` without control characters, cut to `max_chars` characters plus a visible marker.
+
+    ``\\r\\n`` becomes ``\\n``; tab and newline are kept; other C0/C1 controls and invisible Unicode
+    tag characters are removed. When the cleaned text is longer than `max_chars`, the first
+    `max_chars` characters are kept and a line ``[truncated N characters]`` (in the current
+    language) says how many were cut, so the model knows the text is incomplete.
+    """
+    if max_chars < 0:
+        raise ValueError(f"max_chars must be >= 0, got {max_chars!r}")
+    return _cap(_clean(text), max_chars)
+
+
+def _clean(text: str) -> str:
+    return _CONTROL_RE.sub("", text.replace("\r\n", "\n"))
+
+
+def _cap(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + "\n" + t("guard.truncated", n=len(text) - max_chars)
+
+
+def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
+    """A sanitized copy of a ``CallToolResult``-shaped dict (the input is not changed).
+
+    - Text blocks (and the text of embedded ``resource`` blocks) lose their control characters
+      and share one budget of `max_chars` characters: blocks past the budget keep only the
+      truncation marker. Images, audio and links are left as they are.
+    - ``structuredContent`` is left untouched while its JSON fits in `max_chars`. It cannot be
+      cut (it must conform to the tool's output schema) or dropped (the spec requires it when
+      there is an output schema), so a larger one turns the whole result into an error result
+      asking the model to request less.
+    """
+    structured = result.get("structuredContent")
+    if structured is not None:
+        size = len(json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str))
+        if size > max_chars:
+            message = t("guard.too_large", size=size, limit=max_chars)
+            return {"content": [{"type": "text", "text": message}], "isError": True}
+    budget = max_chars
+    blocks: list[Any] = []
+    for block in result.get("content", []):
+        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            cleaned = _clean(block["text"])
+            blocks.append({**block, "text": _cap(cleaned, budget)})
+            budget -= min(budget, len(cleaned))
+        elif isinstance(block, Mapping) and block.get("type") == "resource":
+            inner = block.get("resource")
+            if isinstance(inner, Mapping) and isinstance(inner.get("text"), str):
+                cleaned = _clean(inner["text"])
+                blocks.append({**block, "resource": {**inner, "text": _cap(cleaned, budget)}})
+                budget -= min(budget, len(cleaned))
+            else:
+                blocks.append(block)
+        else:
+            blocks.append(block)
+    return {**result, "content": blocks}
+
+
+# -- secrets ---------------------------------------------------------------------------------------------
+
+_SECRET_TOKENS = frozenset(
+    {"password", "passwd", "pwd", "passphrase", "secret", "token", "credential", "credentials"}
+    | {"apikey", "authorization", "bearer", "cookie"}
+)
+_SECRET_COMPOUNDS = ("apikey", "privatekey", "accesskey", "secretkey", "password", "passwd", "authtoken")
+# "token" alone is also a paging cursor (page_token, nextToken) or a count (max_tokens is plural).
+_NOT_SECRET_WITH_TOKEN = frozenset({"page", "next", "continuation", "cursor", "sync", "max", "count", "num"})
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def name_tokens(name: str) -> list[str]:
+    """`name` split into lower-case words: ``"apiKey"``, ``"api-key"`` and ``"API_KEY"`` → ``["api", "key"]``."""
+    return [part.lower() for part in re.split(r"[^A-Za-z0-9]+", _CAMEL_RE.sub("_", name)) if part]
+
+
+def looks_secret(name: str) -> bool:
+    """Whether an argument called `name` probably holds a secret (password, token, API key ...)."""
+    tokens = name_tokens(name)
+    compact = "".join(tokens)
+    if any(part in compact for part in _SECRET_COMPOUNDS):
+        return True
+    hits = _SECRET_TOKENS.intersection(tokens)
+    if hits == {"token"} and _NOT_SECRET_WITH_TOKEN.intersection(tokens):
+        return False
+    return bool(hits)
+
+
+def redact(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `arguments` with the value of every secret-looking key, at any depth, replaced."""
+    return {
+        key: REDACTED if looks_secret(str(key)) else _redact_value(value) for key, value in arguments.items()
+    }
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return redact(value)
+    if isinstance(value, list | tuple):
+        return [_redact_value(item) for item in value]
+    return value
+
+
+# -- audit log -------------------------------------------------------------------------------------------
+
+
+class AuditLog:
+    """An append-only audit log: one JSON object per line, one line per tool call.
+
+    Each line is flushed as it is written, so a crash loses at most the call in progress. The
+    file is created readable by its owner only: even redacted arguments can be private.
+
+    Parameters
+    ----------
+    path:
+        The log file; its folder is created if needed.
+    clock:
+        The current time, timezone-aware (injected in tests).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    ) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        *,
+        client: str | None,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        decision: str,
+        outcome: str,
+        is_error: bool,
+        duration_ms: float,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Append one call and return the line's object.
+
+        Parameters
+        ----------
+        client:
+            Who called (the client identity), or ``None`` when unknown.
+        tool:
+            The tool's name.
+        arguments:
+            The call's arguments; secret-looking values are redacted before writing.
+        decision:
+            What the approval step decided, e.g. ``"auto"``, ``"approved"``, ``"denied"``, ``"rate_limited"``.
+        outcome:
+            How the call ended, e.g. ``"ok"``, ``"error"``, ``"timeout"``, ``"cancelled"``.
+        is_error:
+            Whether the result sent back had ``isError: true``.
+        duration_ms:
+            Wall time of the call in milliseconds.
+        **extra:
+            More JSON-serializable fields (a request id, the protocol era ...).
+        """
+        entry: dict[str, Any] = {
+            "time": self._clock().isoformat(timespec="milliseconds"),
+            "client": client,
+            "tool": tool,
+            "arguments": redact(arguments or {}),
+            "decision": decision,
+            "outcome": outcome,
+            "is_error": is_error,
+            "duration_ms": round(duration_ms, 3),
+            **extra,
+        }
+        line = json.dumps(entry, ensure_ascii=False, default=repr)
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+        return entry
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        with self._lock:
+            self._file.close()
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def read(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """Every entry of the log at `path`, oldest first."""
+        with open(path, encoding="utf-8") as file:
+            return [json.loads(line) for line in file if line.strip()]

@@ -1,0 +1,297 @@
+"""Idempotency keys: a retried call returns the first call's result instead of acting twice.
+
+A model retries when an answer is lost (a client timeout, a dropped connection), and a tool that
+creates an order would create two. Such a tool takes an ``idempotency_key``; `IdempotencyStore.run`
+stores the first result for (client, tool, key) and returns it for every repeat within the
+retention. Results live in SQLite, so a kernel restart loses nothing.
+
+Rules, each one a choice:
+
+- The key is scoped to (client, tool): two clients, or two tools, never share results.
+- A repeat must send the same arguments (compared as a hash of their canonical JSON, without the
+  key itself); different arguments raise `IdempotencyConflict`, an error result for the model.
+- Concurrent duplicates in this process run the function once; the others wait and share its
+  outcome, success or failure. Processes sharing one file are not coordinated beyond SQLite's
+  own locking.
+- Failures are not stored: after an exception, or a result with ``isError: true``, a retry with the
+  same key runs the function again (the operation did not happen, or the tool itself must make a
+  partial one safe to redo).
+- Expired entries are deleted lazily, on the next `run`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._errors import ToolError
+from ._text import add_messages, t
+
+add_messages(
+    {
+        "idem.description": {
+            "en": (
+                "A unique id for this operation (16-64 characters), so that a retry never does it twice. "
+                "Make a new random key for each new operation; when you retry the same operation (for "
+                "example after a timeout), send the same key and the same arguments to get the first "
+                "result back. Keys are kept for {retention}."
+            ),
+            "ko": (
+                "이 작업의 고유 ID(16~64자)로, 재시도해도 작업이 두 번 실행되지 않게 합니다. 새 작업마다 새 "
+                "무작위 키를 만드세요. 같은 작업을 다시 시도할 때(예: 시간 초과 뒤)는 같은 키와 같은 인자를 "
+                "보내면 첫 결과를 그대로 돌려받습니다. 키는 {retention} 동안 보관됩니다."
+            ),
+        },
+        "idem.conflict": {
+            "en": (
+                "The idempotency_key {key!r} was already used for a call of {tool!r} with different "
+                "arguments (differing: {fields}). To retry that operation, send exactly its arguments "
+                "again; for a new operation, use a new idempotency_key."
+            ),
+            "ko": (
+                "idempotency_key {key!r}은(는) 이미 다른 인자로 {tool!r}을(를) 호출할 때 쓰였습니다(다른 인자: "
+                "{fields}). 그 작업을 다시 시도하려면 그때의 인자를 똑같이 보내고, 새 작업이면 새 "
+                "idempotency_key를 쓰세요."
+            ),
+        },
+        "idem.in_progress": {
+            "en": (
+                "An earlier call of {tool!r} with the same idempotency_key is still running. Retry with the "
+                "same key and arguments in a moment to get its result."
+            ),
+            "ko": (
+                "같은 idempotency_key로 한 {tool!r}의 이전 호출이 아직 실행 중입니다. 잠시 뒤 같은 키와 인자로 "
+                "다시 호출하면 그 결과를 받습니다."
+            ),
+        },
+        "idem.bad_key": {
+            "en": "idempotency_key must be a string of 16-64 characters, got {got}. Generate a random one.",
+            "ko": "idempotency_key는 16~64자 문자열이어야 하는데 {got}을(를) 받았습니다. 무작위 키를 만드세요.",
+        },
+        "duration.hours": {"en": "{n} hours", "ko": "{n}시간"},
+        "duration.hour": {"en": "1 hour", "ko": "1시간"},
+        "duration.minutes": {"en": "{n} minutes", "ko": "{n}분"},
+        "duration.seconds": {"en": "{n} seconds", "ko": "{n}초"},
+    }
+)
+
+KEY_PARAMETER = "idempotency_key"
+DEFAULT_RETENTION = 24 * 3600.0
+_SCHEMA_VERSION = 1
+
+
+class IdempotencyConflict(ToolError):
+    """The same idempotency key came back with different arguments."""
+
+
+def human_duration(seconds: float) -> str:
+    """``86400`` → ``"24 hours"`` (``"24시간"`` in Korean): the largest whole unit that fits exactly."""
+    if seconds == 3600:
+        return t("duration.hour")
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return t("duration.hours", n=int(seconds // 3600))
+    if seconds >= 60 and seconds % 60 == 0:
+        return t("duration.minutes", n=int(seconds // 60))
+    return t("duration.seconds", n=f"{seconds:g}")
+
+
+def idempotency_key_schema(retention: float = DEFAULT_RETENTION) -> dict[str, Any]:
+    """The JSON Schema of the ``idempotency_key`` parameter, with a description written for the model."""
+    return {
+        "type": "string",
+        "minLength": 16,
+        "maxLength": 64,
+        "description": t("idem.description", retention=human_duration(retention)),
+    }
+
+
+def default_path() -> Path:
+    """``$MCP_NOTEBOOK_CACHE_DIR`` or ``$XDG_CACHE_HOME/mcp-notebook`` (``~/.cache``), then ``idempotency.sqlite3``."""
+    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR")
+    if not folder:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(cache, "mcp-notebook")
+    return Path(folder) / "idempotency.sqlite3"
+
+
+def canonical_arguments(arguments: Mapping[str, Any]) -> str:
+    """The arguments as canonical JSON (sorted keys, no spaces), without the idempotency key."""
+    plain = {k: v for k, v in arguments.items() if k != KEY_PARAMETER}
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+@dataclass
+class _Flight:
+    """A first call still running; duplicates wait on `done` and share its outcome."""
+
+    args_hash: str
+    args_json: str
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class IdempotencyStore:
+    """Durable first results of idempotent tool calls, in one SQLite file.
+
+    Thread-safe; usable as a context manager. See the module docstring for the rules.
+
+    Parameters
+    ----------
+    path:
+        The SQLite file (default: `default_path()`), or ``":memory:"``. Created readable by its
+        owner only: results can hold private data.
+    retention:
+        Seconds a key and its result are kept (default 24 hours).
+    clock:
+        Wall-clock seconds (``time.time``); wall time, because entries outlive the process.
+    wait_timeout:
+        Seconds a duplicate waits for the first call to finish before it gets an error asking
+        the model to retry; ``None`` waits as long as it takes.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        retention: float = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+        wait_timeout: float | None = None,
+    ) -> None:
+        if retention <= 0:
+            raise ValueError(f"retention must be > 0 seconds, got {retention!r}")
+        self.path = str(path) if path is not None else str(default_path())
+        self.retention = retention
+        self.wait_timeout = wait_timeout
+        self._clock = clock
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        # One connection shared under a lock: simpler than one per thread, and calls are short.
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._flights: dict[tuple[str, str, str], _Flight] = {}
+        with self._lock:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS results (client TEXT NOT NULL, tool TEXT NOT NULL, "
+                "key TEXT NOT NULL, args_hash TEXT NOT NULL, args_json TEXT NOT NULL, "
+                "result_json TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (client, tool, key))"
+            )
+            self._db.execute("CREATE INDEX IF NOT EXISTS results_created ON results (created)")
+            self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+    def run(
+        self,
+        client: str,
+        tool: str,
+        key: str,
+        arguments: Mapping[str, Any],
+        fn: Callable[[], Any],
+    ) -> Any:
+        """The stored result of (client, tool, key), or `fn()`'s result, stored for the repeats.
+
+        Parameters
+        ----------
+        client, tool, key:
+            Who calls, which tool, and the model's idempotency key.
+        arguments:
+            The call's arguments (the key among them is ignored).
+        fn:
+            Does the work; returns a JSON-serializable value (usually a ``CallToolResult``-shaped
+            dict). Repeats get the value back as stored JSON, so the first caller receives the same
+            round-tripped value. A dict with ``"isError": true`` is returned but not stored.
+
+        Raises
+        ------
+        IdempotencyConflict
+            The key was used before with different arguments.
+        ToolError
+            The key is malformed, or a duplicate waited longer than `wait_timeout`.
+        """
+        if not isinstance(key, str) or not 16 <= len(key) <= 64:
+            raise ToolError(t("idem.bad_key", got=repr(key)[:80]))
+        args_json = canonical_arguments(arguments)
+        args_hash = hashlib.sha256(args_json.encode("utf-8")).hexdigest()
+        slot = (client, tool, key)
+        with self._lock:
+            now = self._clock()
+            self._db.execute("DELETE FROM results WHERE created <= ?", (now - self.retention,))
+            row = self._db.execute(
+                "SELECT args_hash, args_json, result_json FROM results WHERE client=? AND tool=? AND key=?",
+                slot,
+            ).fetchone()
+            if row is not None:
+                self._check(row[0], row[1], args_hash, args_json, tool, key)
+                return json.loads(row[2])
+            flight = self._flights.get(slot)
+            if flight is None:
+                flight = self._flights[slot] = _Flight(args_hash, args_json)
+                owner = True
+            else:
+                self._check(flight.args_hash, flight.args_json, args_hash, args_json, tool, key)
+                owner = False
+        if not owner:
+            if not flight.done.wait(self.wait_timeout):
+                raise ToolError(t("idem.in_progress", tool=tool))
+            if flight.error is not None:
+                raise flight.error
+            return flight.result
+        try:
+            result_json = json.dumps(fn(), ensure_ascii=False, allow_nan=False)
+            result = json.loads(result_json)
+            if not _is_error_result(result):
+                with self._lock:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (*slot, args_hash, args_json, result_json, self._clock()),
+                    )
+        except BaseException as exc:
+            flight.error = exc
+            raise
+        else:
+            flight.result = result
+            return result
+        finally:
+            with self._lock:
+                self._flights.pop(slot, None)
+            flight.done.set()
+
+    def __len__(self) -> int:
+        """How many unexpired keys are stored."""
+        with self._lock:
+            cutoff = self._clock() - self.retention
+            (count,) = self._db.execute(
+                "SELECT COUNT(*) FROM results WHERE created > ?", (cutoff,)
+            ).fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        """Close the database; safe to call twice."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> IdempotencyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def _check(old_hash: str, old_json: str, new_hash: str, new_json: str, tool: str, key: str) -> None:
+        if old_hash == new_hash:
+            return
+        old, new = json.loads(old_json), json.loads(new_json)
+        fields = sorted(k for k in old.keys() | new.keys() if old.get(k, ...) != new.get(k, ...))
+        raise IdempotencyConflict(t("idem.conflict", key=key, tool=tool, fields=", ".join(fields)))
+
+
+def _is_error_result(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("isError") is True

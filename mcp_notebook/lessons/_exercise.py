@@ -1,0 +1,298 @@
+"""One exercise: its question, the learner's attempts, a ladder of hints and a model answer.
+
+An `Exercise` shows itself (``repr`` / ``_repr_html_``) with its state; ``check``, ``hint`` and
+``solution`` return a `Feedback`. Everything shown is plain, deterministic text (nbval compares
+committed outputs), with an HTML rendering for notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._text import t
+from ._texts import Text, register_literal
+
+Kind = Literal["not_attempted", "correct", "incorrect", "hint", "no_more_hints", "solution"]
+Status = Literal["not_attempted", "incorrect", "correct"]
+
+_MARKS: dict[Kind, str] = {
+    "not_attempted": "○",
+    "correct": "✔",
+    "incorrect": "✘",
+    "hint": "💡",
+    "no_more_hints": "💡",
+    "solution": "📘",
+}
+_COLOURS: dict[Kind, str] = {
+    "not_attempted": "#5f6368",
+    "correct": "#1b6e3a",
+    "incorrect": "#b3261e",
+    "hint": "#8a5a00",
+    "no_more_hints": "#8a5a00",
+    "solution": "#1a4f8b",
+}
+
+
+class NotAttempted(Exception):
+    """Raised by an exercise's evaluation when there is nothing to check yet."""
+
+
+@dataclass
+class Feedback:
+    """What ``check()``, ``hint()`` and ``solution()`` return.
+
+    Attributes
+    ----------
+    kind:
+        ``"not_attempted"``, ``"correct"``, ``"incorrect"``, ``"hint"``, ``"no_more_hints"`` or
+        ``"solution"``.
+    lines:
+        The message, one paragraph per line.
+    code:
+        A block of code or an answer template, shown as is.
+    """
+
+    label: str
+    kind: Kind
+    heading: str
+    lines: list[str] = field(default_factory=list)
+    code: str | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.kind == "correct"
+
+    def __bool__(self) -> bool:
+        # `assert q1.check(...)` reads naturally; only a correct answer is truthy.
+        return self.correct
+
+    def __repr__(self) -> str:
+        parts = [f"{_MARKS[self.kind]} [{self.label}] {self.heading}"]
+        parts += [f"  {line}" for line in self.lines]
+        if self.code:
+            parts += ["", *(f"    {line}".rstrip() for line in self.code.splitlines())]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        colour = _COLOURS[self.kind]
+        body = blocks_html("\n".join(self.lines))
+        if self.code:
+            body += f"<pre>{html.escape(self.code)}</pre>"
+        return (
+            f"<div style='border-left:4px solid {colour};padding:0.2em 0.8em;margin:0.3em 0'>"
+            f"<b style='color:{colour}'>{_MARKS[self.kind]} {html.escape(self.heading)}</b> "
+            f"<small>[{html.escape(self.label)}]</small>{body}</div>"
+        )
+
+
+def inline_html(text: str) -> str:
+    """Escape `text` and render `backticks` as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def blocks_html(text: str) -> str:
+    """Lines as paragraphs, runs of ``- item`` lines as a list; blank lines only separate."""
+    parts: list[str] = []
+    items: list[str] = []
+    for line in [*text.split("\n"), ""]:
+        if line.startswith("- "):
+            items.append(f"<li>{inline_html(line[2:])}</li>")
+            continue
+        if items:
+            parts.append(f"<ul style='margin:0.3em 0'>{''.join(items)}</ul>")
+            items = []
+        if line.strip():
+            parts.append(f"<p style='margin:0.3em 0'>{inline_html(line)}</p>")
+    return "".join(parts)
+
+
+def user_namespace() -> dict[str, Any]:
+    """The notebook's variables (IPython's ``user_ns``), or ``{}`` outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return {}
+    shell = get_ipython()
+    return shell.user_ns if shell is not None else {}
+
+
+def is_blank(value: Any) -> bool:
+    """True for the placeholders a template leaves: ``...``, ``None`` and empty strings."""
+    return value is ... or value is None or (isinstance(value, str) and not value.strip())
+
+
+class Exercise:
+    """A checked exercise. Subclasses say how to read and judge an answer (`evaluate`).
+
+    Parameters
+    ----------
+    chapter, name:
+        ``"00"`` and ``"q1"``: the exercise is imported as ``from ...ch00 import q1``.
+    title, question:
+        ``(한국어, English)`` texts.
+    hints:
+        The hint ladder, gentlest first; none gives the answer away.
+    explanation:
+        Why the model answer is right.
+    solution:
+        The model answer as code, when the kind of exercise cannot write it itself.
+    variable:
+        The notebook variable ``check()`` reads when given no answer (default ``q1_answer``);
+        ``None`` for exercises that read something else.
+    """
+
+    def __init__(
+        self,
+        chapter: str,
+        name: str,
+        *,
+        title: Text,
+        question: Text,
+        hints: list[Text],
+        explanation: Text,
+        solution: Text | None = None,
+        variable: str | None = "",
+    ) -> None:
+        self.chapter = chapter
+        self.name = name
+        self.variable = f"{name}_answer" if variable == "" else variable
+        self._prefix = f"lessons.ch{chapter}.{name}"
+        texts: dict[str, Text] = {
+            "title": title,
+            "question": question,
+            "explanation": explanation,
+        }
+        if solution is not None:
+            texts["solution"] = solution
+        texts.update({f"hint.{i}": hint for i, hint in enumerate(hints, 1)})
+        self._register(texts)
+        self.hint_count = len(hints)
+        self.reset()
+
+    # -- state --------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget attempts and hints seen (as in a fresh kernel)."""
+        self.status: Status = "not_attempted"
+        self.attempts = 0
+        self.hints_seen = 0
+
+    # -- the three things a learner does ------------------------------------------------------------
+    def check(self, answer: Any = None) -> Feedback:
+        """Check `answer` (or, given none, what the notebook holds) and say what to fix."""
+        try:
+            if answer is None:
+                answer = self.find_answer()
+            if is_blank(answer):
+                raise NotAttempted
+            problems = self.evaluate(answer)
+        except NotAttempted:
+            return self._feedback("not_attempted", t("lessons.check.not_attempted", how=self.how_to_answer()))
+        self.attempts += 1
+        if not problems:
+            self.status = "correct"
+            return self._feedback("correct", t("lessons.check.correct"), *self.praise())
+        if self.status != "correct":
+            self.status = "incorrect"
+        more = t("lessons.check.more_help", name=self.name)
+        return self._feedback("incorrect", t("lessons.check.incorrect"), *problems, more)
+
+    def hint(self) -> Feedback:
+        """The next hint of the ladder (each call reveals one more)."""
+        if self.hints_seen >= self.hint_count:
+            message = t("lessons.hint.none_left", total=self.hint_count, name=self.name)
+            return self._feedback("no_more_hints", message)
+        self.hints_seen += 1
+        heading = t("lessons.hint.heading", n=self.hints_seen, total=self.hint_count)
+        return Feedback(self.label, "hint", heading, [self.text(f"hint.{self.hints_seen}")])
+
+    def solution(self) -> Feedback:
+        """The model answer, with a short explanation."""
+        lines = [f"{t('lessons.solution.why')}: {self.text('explanation')}"]
+        return Feedback(
+            self.label, "solution", t("lessons.solution.heading"), lines, code=self.solution_code()
+        )
+
+    # -- for subclasses -----------------------------------------------------------------------------
+    def find_answer(self) -> Any:
+        """The answer in the notebook (``check()`` without an argument)."""
+        if self.variable is None:
+            raise NotAttempted
+        return user_namespace().get(self.variable)
+
+    def evaluate(self, answer: Any) -> list[str]:
+        """Problems with `answer` (empty when it is right); raise `NotAttempted` if it is blank."""
+        raise NotImplementedError
+
+    def how_to_answer(self) -> str:
+        return t("lessons.check.how_variable", variable=self.variable, name=self.name)
+
+    def solution_code(self) -> str:
+        """The model answer, as the learner would write it."""
+        return self.text("solution")
+
+    def question_text(self) -> str:
+        """The question as shown (subclasses add their items or options)."""
+        return self.text("question")
+
+    def template(self) -> str | None:
+        """The answer template shown with the question, if any."""
+        return None
+
+    def praise(self) -> list[str]:
+        """Extra lines for a correct answer: why it is right."""
+        return [f"{t('lessons.solution.why')}: {self.text('explanation')}"]
+
+    def text(self, key: str) -> str:
+        return t(f"{self._prefix}.{key}")
+
+    def _register(self, texts: dict[str, Text]) -> None:
+        register_literal(self._prefix, texts)
+
+    # -- display ------------------------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        return t("lessons.label", chapter=self.chapter, number=self.name.lstrip("q"))
+
+    def status_text(self) -> str:
+        if self.status == "incorrect":
+            return t("lessons.status.incorrect", attempts=self.attempts)
+        return t(f"lessons.status.{self.status}")
+
+    def _feedback(self, kind: Kind, heading: str, *lines: str) -> Feedback:
+        return Feedback(self.label, kind, heading, list(lines))
+
+    def __repr__(self) -> str:
+        mark = {"not_attempted": "○", "incorrect": "✘", "correct": "✔"}[self.status]
+        parts = [f"{mark} [{self.label}] {self.text('title')} — {self.status_text()}", ""]
+        parts += self.question_text().splitlines()
+        template = self.template()
+        if template:
+            parts += [
+                "",
+                f"{t('lessons.how_to_answer')}:",
+                *(f"    {line}" for line in template.splitlines()),
+            ]
+        parts += ["", t("lessons.commands", name=self.name)]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        colour = _COLOURS[self.status]
+        question = blocks_html(self.question_text())
+        template = self.template()
+        how = (
+            f"<p style='margin:0.3em 0'><b>{html.escape(t('lessons.how_to_answer'))}</b></p>"
+            f"<pre>{html.escape(template)}</pre>"
+            if template
+            else ""
+        )
+        return (
+            f"<div style='border:1px solid #ccc;border-left:4px solid {colour};padding:0.4em 0.8em'>"
+            f"<small>{html.escape(self.label)}</small> "
+            f"<b>{html.escape(self.text('title'))}</b> — "
+            f"<span style='color:{colour}'>{html.escape(self.status_text())}</span>"
+            f"{question}{how}<p style='margin:0.3em 0'><small>"
+            f"{inline_html(t('lessons.commands', name=self.name))}</small></p></div>"
+        )

@@ -1,0 +1,460 @@
+"""The lesson exercises: every checker accepts a right answer, rejects typical wrong ones with the
+advice meant for them, knows when nothing was tried, and ends its hint ladder. "Write a tool"
+exercises are checked through the real in-kernel server."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import nbformat
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from nbclient import NotebookClient
+
+import mcp_notebook
+from mcp_notebook import Catalogue, ToolError, _text, set_language, tool
+from mcp_notebook.lessons import Exercise, Feedback, ShortAnswer, ToolExercise, ch00, ch01, normalize
+
+EXERCISES: dict[str, Exercise] = {
+    f"ch{ex.chapter}.{ex.name}": ex
+    for module in (ch00, ch01)
+    for ex in (getattr(module, name) for name in module.__all__)
+}
+WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ToolExercise)}
+
+# A right answer for every exercise answered with words (spellings vary on purpose).
+RIGHT: dict[str, Any] = {
+    "ch00.q1": {
+        "desktop_app": "host",
+        "ide": "Host",
+        "per_server_link": "client",
+        "mcp_call": "클라이언트",
+        "notebook_kernel": "server",
+        "repo_process": "서버",
+    },
+    "ch00.q2": {"tool": "model", "resource": "앱", "prompt": "사용자"},
+    "ch00.q3": ["tool", "resource", "prompt", "도구", "리소스", "Tool", "프롬프트"],
+    "ch00.q4": " Tools/List ",
+    "ch01.q1": {"insert_row": "Tool", "show_schema": "resource"},
+    "ch01.q2": {
+        "insufficient_funds": "isError: true",
+        "unknown_tool": "protocol",
+        "bad_date": "도구 실행 오류",
+        "malformed_request": "JSON-RPC error",
+        "api_timeout": "execution",
+    },
+    "ch01.q3": "structured_content",
+    "ch01.q4": "b",
+    "ch01.q5": "(B)",
+    "ch01.q6": "`cursor`",
+}
+
+# Typical wrong answers and a piece of the (Korean) advice each must get.
+WRONG: list[tuple[str, Any, str]] = [
+    ("ch00.q1", {**RIGHT["ch00.q1"], "desktop_app": "client"}, "클라이언트는 호스트 안에서"),
+    (
+        "ch00.q1",
+        {**RIGHT["ch00.q1"], "notebook_kernel": "host"},
+        "'notebook_kernel': 호스트(으)로 골랐습니다",
+    ),
+    ("ch00.q2", {"tool": "user", "resource": "app", "prompt": "user"}, "사람이 도구를 하나하나"),
+    ("ch00.q2", {"tool": "model", "resource": "model", "prompt": "user"}, "LLM이 대화를 보고 알아서"),
+    ("ch00.q3", [*RIGHT["ch00.q3"][:1], "tool", *RIGHT["ch00.q3"][2:]], "스키마를 대화에 넣기로 정하는 주체"),
+    (
+        "ch00.q3",
+        {**dict(zip(ch00.q3.expected, RIGHT["ch00.q3"], strict=True)), "create_issue": "prompt"},
+        "'판단한' 주체",
+    ),
+    (
+        "ch00.q3",
+        {**dict(zip(ch00.q3.expected, RIGHT["ch00.q3"], strict=True)), "code_review": "tool"},
+        "Tool은 모델이",
+    ),
+    ("ch00.q4", "list_tools", "파이썬 함수"),
+    ("ch00.q4", "tools/call", "실제로 실행할 때"),
+    ("ch00.q4", "tools.list", "구분자"),
+    ("ch00.q4", "resources/list", "기대한 답이 아닙니다"),
+    ("ch01.q1", {"insert_row": "resource", "show_schema": "resource"}, "무언가를 바꾸는 동작을 읽을거리로"),
+    ("ch01.q1", {"insert_row": "tool", "show_schema": "tool"}, "배경 지식"),
+    ("ch01.q1", {"insert_row": "prompt", "show_schema": "resource"}, "Prompt는 사용자가"),
+    ("ch01.q2", {**RIGHT["ch01.q2"], "bad_date": "protocol"}, "2025-06-18"),
+    ("ch01.q2", {**RIGHT["ch01.q2"], "insufficient_funds": "프로토콜 오류"}, "'잔액 부족'은 모델이 읽고"),
+    ("ch01.q2", {**RIGHT["ch01.q2"], "unknown_tool": "execution"}, "'unknown_tool': 도구 실행 오류"),
+    ("ch01.q3", "content", "`content`는 모든 결과에"),
+    ("ch01.q3", "outputSchema", "도구 정의 쪽 필드"),
+    ("ch01.q3", "isError", "성공인지 실패인지"),
+    ("ch01.q4", "A", "약속한 셈"),
+    ("ch01.q4", "C", "-32602는 요청이 잘못되었을 때"),
+    ("ch01.q4", "D", "추측해 고쳐 줄 의무"),
+    ("ch01.q5", "A", "자기소개"),
+    ("ch01.q5", "C", "연결을 끊는 것이 아니라"),
+    ("ch01.q5", "D", "읽는 것은 괜찮습니다"),
+    ("ch01.q6", "nextCursor", "서버가 응답에 담아 주는 필드"),
+    ("ch01.q6", "page", "페이지 번호를 쓰지 않습니다"),
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh_exercises() -> Iterator[None]:
+    before = _text.get_language()
+    set_language("ko")
+    for exercise in EXERCISES.values():
+        exercise.reset()
+    try:
+        yield
+    finally:
+        set_language(before)
+        for exercise in EXERCISES.values():
+            exercise.reset()
+
+
+@pytest.fixture
+def server(catalogue: Catalogue) -> Iterator[Any]:
+    """The in-kernel server with its default approval policy: the checker's calls are the notebook's own."""
+    srv = mcp_notebook.serve(catalogue=catalogue)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    saved = dict(ip.user_ns)
+    try:
+        yield ip
+    finally:
+        ip.user_ns.clear()
+        ip.user_ns.update(saved)
+
+
+def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
+    assert set(RIGHT) == set(WORD_EXERCISES)
+    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
+
+
+# -- words ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(RIGHT))
+def test_a_right_answer_is_accepted(key: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(RIGHT[key])
+    assert feedback.kind == "correct", repr(feedback)
+    assert feedback and "정답입니다" in repr(feedback)
+    assert exercise.status == "correct"
+    assert "정답입니다" in repr(exercise) and "정답입니다" in exercise._repr_html_()
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
+)
+def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(answer)
+    assert feedback.kind == "incorrect" and not feedback
+    assert advice in repr(feedback), repr(feedback)
+    assert f"{exercise.name}.hint()" in repr(feedback)
+    assert exercise.status == "incorrect"
+    assert "시도 1번" in repr(exercise)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_nothing_to_check_is_not_attempted(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.status == "not_attempted"
+    for shown in (repr(exercise), exercise._repr_html_(), repr(exercise.check())):
+        assert "아직 시도하지 않았습니다" in shown
+    assert exercise.check().kind == "not_attempted"
+    assert exercise.attempts == 0
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_a_blank_template_is_not_attempted(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    expected = getattr(exercise, "expected", None)
+    blank: Any = dict.fromkeys(expected, ...) if expected else ...
+    assert exercise.check(blank).kind == "not_attempted"
+    assert exercise.check("   ").kind == "not_attempted"
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_hint_ladder_climbs_one_rung_at_a_time_and_ends(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.hint_count >= 2
+    seen = []
+    for rung in range(1, exercise.hint_count + 1):
+        hint = exercise.hint()
+        assert hint.kind == "hint" and f"힌트 {rung}/{exercise.hint_count}" in repr(hint)
+        seen.append(repr(hint))
+    assert len(set(seen)) == exercise.hint_count
+    for _ in range(2):
+        end = exercise.hint()
+        assert end.kind == "no_more_hints"
+        assert "더 이상 힌트가 없습니다" in repr(end) and f"{exercise.name}.solution()" in repr(end)
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_hints_do_not_give_the_answer_away(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    hints = [repr(exercise.hint()) for _ in range(exercise.hint_count)]
+    if isinstance(exercise, ShortAnswer):
+        assert not any(normalize(exercise.model_answer) in normalize(h) for h in hints)
+    solution = repr(exercise.solution())
+    assert not any(solution.split("\n", 2)[-1] in h for h in hints)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_solution_shows_a_model_answer_and_why(key: str) -> None:
+    solution = EXERCISES[key].solution()
+    assert solution.kind == "solution" and solution.code
+    assert "모범 답안" in repr(solution) and "설명:" in repr(solution)
+    assert "<pre>" in solution._repr_html_()
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_the_model_answer_is_a_right_answer(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    namespace: dict[str, Any] = {}
+    exec(exercise.solution_code(), namespace)
+    assert exercise.check(namespace[exercise.variable]).correct
+
+
+def test_check_reads_the_answer_from_the_notebook(shell: InteractiveShell) -> None:
+    assert ch00.q4.check().kind == "not_attempted"
+    shell.run_cell('q4_answer = "tools/call"')
+    assert "실제로 실행할 때" in repr(ch00.q4.check())
+    shell.run_cell('q4_answer = "tools/list"')
+    assert ch00.q4.check().correct
+
+
+def test_partial_and_malformed_classifications_say_what_is_wrong() -> None:
+    partial = ch01.q2.check({"insufficient_funds": "execution", "unknown_tool": ...})
+    assert partial.kind == "incorrect"
+    assert "아직 답하지 않은 항목: 'unknown_tool', 'bad_date', 'malformed_request', 'api_timeout'" in repr(
+        partial
+    )
+    assert "알 수 없는 항목 'tol'" in repr(ch00.q2.check({"tool": "model", "tol": "user"}))
+    assert "알아볼 수 없습니다" in repr(ch01.q1.check({"insert_row": "rsrc", "show_schema": "resource"}))
+    assert "dict여야" in repr(ch01.q1.check(42))
+
+
+def test_malformed_choices_and_short_answers_say_how_to_answer() -> None:
+    assert "보기에 없습니다" in repr(ch01.q4.check("E"))
+    assert "문자열이어야" in repr(ch00.q4.check(3))
+
+
+def test_solving_after_a_miss_counts_attempts_and_ends_correct() -> None:
+    ch01.q4.check("A")
+    ch01.q4.check("C")
+    assert "시도 2번" in repr(ch01.q4)
+    assert ch01.q4.check("B").correct and ch01.q4.attempts == 3 and ch01.q4.status == "correct"
+
+
+def test_outputs_are_deterministic_text_and_html() -> None:
+    first = [repr(ch00.q3), repr(ch00.q3.check(RIGHT["ch00.q3"])), ch00.q3._repr_html_()]
+    ch00.q3.reset()
+    second = [repr(ch00.q3), repr(ch00.q3.check(RIGHT["ch00.q3"])), ch00.q3._repr_html_()]
+    assert first == second
+    html = ch01.q4._repr_html_()
+    assert "<code>structuredContent</code>" in html and "q4_answer = ..." in html
+
+
+def test_english_is_there_too() -> None:
+    set_language("en")
+    assert "not attempted yet" in repr(ch00.q1)
+    assert "How to answer" in repr(ch00.q1)
+    assert "That is the name of a Python function" in repr(ch00.q4.check("list_tools"))
+    assert "Hint 1/" in repr(ch01.q7.hint())
+    assert "Model answer" in repr(ch01.q7.solution())
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", [key for key in _text.all_keys() if key.startswith("lessons.")])
+def test_each_lesson_message_is_in_korean_and_english(key: str) -> None:
+    messages = _text._MESSAGES[key]
+    assert set(messages) == {"en", "ko"}
+    assert messages["en"].strip() and messages["ko"].strip()
+    assert fields(messages["en"]) == fields(messages["ko"])
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
+
+
+def test_feedback_is_a_small_value_object() -> None:
+    feedback = Feedback("x", "hint", "h", ["a `b`"], code="c")
+    assert repr(feedback) == "💡 [x] h\n  a `b`\n\n    c"
+    assert "<code>b</code>" in feedback._repr_html_()
+
+
+# -- "write a tool", through the real server ------------------------------------------------------
+def define_greet(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def greet(name: str) -> str:
+        """Greet a person by name."""
+        return f"Hello, {name}!"
+
+
+def test_a_good_first_tool_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    define_greet(catalogue)
+    before = len(server.calls)
+    feedback = ch00.q5.check()
+    assert feedback.correct, repr(feedback)
+    assert "tools/list와 tools/call" in repr(feedback)
+    calls = server.calls[before:]
+    assert [c.tool for c in calls] == ["greet"] * 3
+    assert [c.is_error for c in calls] == [False, True, True]  # good name; missing; wrong type
+
+
+def test_a_first_tool_without_types_or_description_is_rejected(server: Any, catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def greet(name):  # type: ignore[no-untyped-def]
+        return "hi"
+
+    shown = repr(ch00.q5.check())
+    assert "설명(description)이 없거나 너무 짧습니다(0자)" in shown
+    assert "'name'에 타입이 없어서" in shown
+    assert "받은 이름이 들어 있어야" in shown
+    assert 'greet {"name": 42} 호출이 성공했습니다' in shown
+
+
+def test_a_function_without_tool_is_named_as_such(server: Any, shell: InteractiveShell) -> None:
+    shell.run_cell("def greet(name: str) -> str:\n    return name")
+    shown = repr(ch00.q5.check())
+    assert "도구로 등록되지 않았습니다" in shown and "@tool" in shown
+    assert "도구로 등록되지 않았습니다" in repr(ch00.q5.check(shell.user_ns["greet"]))
+
+
+def test_a_tool_under_another_name_is_pointed_at(server: Any, catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def hello(name: str) -> str:
+        """Greet a person by name."""
+        return f"Hello, {name}!"
+
+    assert ch00.q5.check().kind == "not_attempted"
+    assert "채점기는 'greet'을(를) 찾습니다" in repr(ch00.q5.check(hello))
+
+
+def test_the_checker_starts_and_stops_a_server_when_none_runs() -> None:
+    assert mcp_notebook.current_server() is None
+    define_greet(mcp_notebook.default_catalogue)
+    try:
+        assert ch00.q5.check().correct
+    finally:
+        mcp_notebook.remove_tool("greet")
+    assert mcp_notebook.current_server() is None
+
+
+def to_other_unit(value: float, unit: str) -> dict[str, Any]:
+    if (unit == "C" and value < -273.15) or (unit == "F" and value < -459.67):
+        raise ToolError(f"{value}°{unit} is below absolute zero.")
+    if unit == "C":
+        return {"value": value * 9 / 5 + 32, "unit": "F"}
+    return {"value": (value - 32) * 5 / 9, "unit": "C"}
+
+
+DOC = "Convert a temperature between Celsius (C) and Fahrenheit (F)."
+
+
+def define_converter(catalogue: Catalogue, flaw: str | None = None) -> None:
+    """A convert_temperature tool: right, or with one typical flaw."""
+    if flaw == "no_enum":
+
+        def convert_temperature(value: float, unit: str) -> dict[str, Any]:
+            return to_other_unit(value, unit)
+
+    elif flaw == "no_output_schema":
+
+        def convert_temperature(value: float, unit: Literal["C", "F"]):  # type: ignore[no-untyped-def]
+            return to_other_unit(value, unit)
+
+    elif flaw == "optional_value":
+
+        def convert_temperature(value: float = 0.0, unit: Literal["C", "F"] = "C") -> dict[str, Any]:
+            return to_other_unit(value, unit)
+
+    elif flaw == "no_tool_error":
+
+        def convert_temperature(value: float, unit: Literal["C", "F"]) -> dict[str, Any]:
+            return to_other_unit(max(value, -273.15) if unit == "C" else max(value, -459.67), unit)
+
+    elif flaw == "bad_formula":
+
+        def convert_temperature(value: float, unit: Literal["C", "F"]) -> dict[str, Any]:
+            return {"value": value * 9 / 5, "unit": "F"} if unit == "C" else to_other_unit(value, unit)
+
+    else:
+
+        def convert_temperature(value: float, unit: Literal["C", "F"]) -> dict[str, Any]:
+            return to_other_unit(value, unit)
+
+    if flaw != "no_description":
+        convert_temperature.__doc__ = DOC
+    tool(read_only=flaw != "no_read_only" or None, catalogue=catalogue)(convert_temperature)
+
+
+def test_a_good_converter_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    define_converter(catalogue)
+    before = len(server.calls)
+    feedback = ch01.q7.check()
+    assert feedback.correct, repr(feedback)
+    outcomes = [(c.arguments, c.is_error) for c in server.calls[before:]]
+    assert outcomes == [
+        ({"value": 100, "unit": "C"}, False),
+        ({"value": 32, "unit": "F"}, False),
+        ({"value": -300, "unit": "C"}, True),
+        ({"value": 10, "unit": "K"}, True),
+        ({"unit": "C"}, True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flaw", "advice"),
+    [
+        ("no_enum", "'unit'에 enum(허용 값 목록)이 없습니다"),
+        ("no_enum", "단위가 'K'인 호출이 통과했습니다"),
+        ("no_description", "설명(description)이 없거나 너무 짧습니다"),
+        ("no_read_only", "annotations의 readOnlyHint가 true가 아닙니다"),
+        ("no_tool_error", "ToolError"),
+        ("bad_formula", "섭씨를 화씨로 바꾸는 식"),
+        ("no_output_schema", "outputSchema가 없습니다"),
+        ("optional_value", "'value'이(가) 필수가 아닙니다"),
+    ],
+)
+def test_a_flawed_converter_is_rejected_with_the_right_advice(
+    server: Any, catalogue: Catalogue, flaw: str, advice: str
+) -> None:
+    define_converter(catalogue, flaw)
+    feedback = ch01.q7.check()
+    assert feedback.kind == "incorrect"
+    assert advice in repr(feedback), repr(feedback)
+
+
+# -- the notebooks, answered ----------------------------------------------------------------------
+LESSONS = Path(__file__).parent.parent / "notebooks" / "ko"
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("path", sorted(LESSONS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_a_learner_writing_the_model_answers_solves_every_exercise_in_a_kernel(path: Path) -> None:
+    """Fill each answer cell of a lesson with its model answer and run the notebook top to bottom."""
+    chapter = importlib.import_module(f"mcp_notebook.lessons.ch{path.name[:2]}")
+    notebook = nbformat.read(path, as_version=4)
+    answered = []
+    for cell in notebook.cells:
+        found = re.search(r"^(q\d+)\.check\(\)$", cell.source, re.MULTILINE)
+        if cell.cell_type == "code" and cell.source.startswith("# 여기에 답을 쓰세요") and found:
+            name = found.group(1)
+            cell.source = f"{getattr(chapter, name).solution_code()}\n\n{name}.check()"
+            answered.append(cell)
+    assert len(answered) == len(chapter.__all__)
+    resources = {"metadata": {"path": str(path.parent)}}
+    NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources).execute()
+    for cell in answered:
+        shown = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+        assert "정답입니다" in shown, shown
