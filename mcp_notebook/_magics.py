@@ -16,7 +16,16 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from ._errors import MCPNotebookError, ProtocolError
 from ._text import t
 
-MAGIC_NAMES = ("mcp_serve", "mcp_stop", "mcp_status", "mcp_call", "mcp_read", "mcp_prompt", "mcp_publish")
+MAGIC_NAMES = (
+    "mcp_serve",
+    "mcp_stop",
+    "mcp_status",
+    "mcp_tools",
+    "mcp_call",
+    "mcp_read",
+    "mcp_prompt",
+    "mcp_publish",
+)
 
 
 def _target_options(func: Any) -> Any:
@@ -119,6 +128,17 @@ class MCPMagics(Magics):
 
         server = current_server()
         print(server.status() if server is not None else t("serve.status_stopped"))
+
+    @line_magic
+    def mcp_tools(self, line: str) -> Any:
+        """Show this notebook's tools, resources and prompts (who controls each, and lint findings).
+
+        The view follows the catalogue live as cells define or redefine things.
+        """
+        from ._catalogue import default_catalogue
+        from .widgets import CatalogueView
+
+        return CatalogueView(default_catalogue)
 
     @magic_arguments()
     @argument("name", help="The tool to call.")

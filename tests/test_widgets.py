@@ -124,3 +124,32 @@ def test_approve_in_a_real_kernel_with_the_message_a_browser_sends() -> None:
         assert kernel.json("srv.calls[-1].decision") == "approved"
     finally:
         kernel.shutdown()
+
+
+def test_catalogue_view_groups_by_controller_and_follows_changes() -> None:
+    from mcp_notebook import prompt, publish
+    from mcp_notebook.widgets import CatalogueView
+
+    catalogue = Catalogue()
+
+    @tool(catalogue=catalogue, read_only=True, lint=False)
+    def lookup(status: str) -> str:
+        """Look something up."""
+        return status
+
+    view = CatalogueView(catalogue)
+    shown = html.unescape(view.body.value)
+    assert "Tools: the model decides" in shown and "Resources: the application decides" in shown
+    assert "Prompts: the user decides" in shown and "claims (not verified)" in shown
+    assert "MCP022" in shown  # the linter's finding about the free-form 'status'
+    publish("text", "notes://x", name="x", catalogue=catalogue)
+
+    @prompt(catalogue=catalogue)
+    def ask(topic: str) -> str:
+        """Ask about a topic."""
+        return topic
+
+    shown = html.unescape(view.body.value)
+    assert "notes://x" in shown and "<code>ask</code>" in shown
+    assert repr(view) == "<MCP catalogue: 1 tools, 1 resources, 1 prompts>"
+    view.close()

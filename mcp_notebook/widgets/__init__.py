@@ -4,6 +4,7 @@ Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRec
 protocol logic. From the server's thread they only set traits, which ipywidgets sends safely.
 """
 
+from ._catalogue import CatalogueView
 from ._panel import ApprovalPrompt, ServerPanel
 
-__all__ = ["ApprovalPrompt", "ServerPanel"]
+__all__ = ["ApprovalPrompt", "CatalogueView", "ServerPanel"]

@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from .._approval import ApprovalRequest
 from .._text import add_messages, t
+from ._catalogue import CatalogueView
 
 add_messages(
     {
@@ -18,6 +19,7 @@ add_messages(
         "panel.approval": {"en": "approval", "ko": "승인"},
         "panel.stopped": {"en": "stopped", "ko": "멈춤"},
         "panel.activity": {"en": "Activity", "ko": "활동 기록"},
+        "panel.catalogue": {"en": "Catalogue", "ko": "카탈로그"},
         "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
         "panel.asks": {
             "en": "{client} wants to run the tool {tool}",
@@ -93,8 +95,11 @@ class ServerPanel(widgets.VBox):
         self.approvals = widgets.VBox([])
         self.activity = widgets.VBox([widgets.HTML(f"<i>{html.escape(t('panel.no_activity'))}</i>")])
         self._entries = 0
-        activity = widgets.Accordion([self.activity], titles=(t("panel.activity"),))
-        super().__init__([self.header, self.approvals, activity])
+        self.catalogue = CatalogueView(server.catalogue)
+        sections = widgets.Accordion(
+            [self.catalogue, self.activity], titles=(t("panel.catalogue"), t("panel.activity"))
+        )
+        super().__init__([self.header, self.approvals, sections])
         server.approval.listeners.append(self.show_request)
         server.tool_server.call_listeners.append(self.show_call)
         for request in server.pending:

@@ -1,0 +1,101 @@
+"""The catalogue view: tools, resources and prompts side by side, each with who controls it.
+
+A first, read-only view (the "try it" forms come later): every tool with its description, its
+annotations marked as the server's unverified claims, and the linter's findings; it follows the
+catalogue live.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as widgets
+
+from .._catalogue import Catalogue
+from .._text import add_messages, t
+
+add_messages(
+    {
+        "catalogue.tools": {"en": "Tools: the model decides", "ko": "도구(Tools): 모델이 정합니다"},
+        "catalogue.resources": {
+            "en": "Resources: the application decides",
+            "ko": "리소스(Resources): 애플리케이션이 정합니다",
+        },
+        "catalogue.prompts": {
+            "en": "Prompts: the user decides",
+            "ko": "프롬프트(Prompts): 사용자가 정합니다",
+        },
+        "catalogue.claims": {"en": "claims (not verified)", "ko": "주장 (검증되지 않음)"},
+        "catalogue.hidden": {"en": "notebook only", "ko": "노트북 전용"},
+    }
+)
+
+
+class CatalogueView(widgets.VBox):
+    """What a catalogue offers, grouped by who controls each primitive; refreshed on every change."""
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+        self.body = widgets.HTML(self._render())
+        super().__init__([self.body])
+        # From whatever thread changed the catalogue: setting a trait is safe.
+        self._unsubscribe = catalogue.subscribe(lambda kind: self.refresh())
+
+    def refresh(self) -> None:
+        self.body.value = self._render()
+
+    def close(self) -> None:
+        self._unsubscribe()
+        super().close()
+
+    def _render(self) -> str:
+        from .._lint import lint
+
+        findings: dict[str, list[Any]] = {}
+        for finding in lint(self.catalogue):
+            if finding.severity in ("error", "warning"):
+                findings.setdefault(finding.tool, []).append(finding)
+        tools = "".join(self._tool(entry, findings.get(entry.name, [])) for entry in self.catalogue.tools())
+        resources = "".join(
+            f"<li><code>{html.escape(item.uri)}</code> {html.escape(item.description or '')}</li>"
+            for item in self.catalogue.resources()
+        ) + "".join(
+            f"<li><code>{html.escape(item.uri_template)}</code> {html.escape(item.description or '')}</li>"
+            for item in self.catalogue.templates()
+        )
+        prompts = "".join(
+            f"<li><code>{html.escape(item.name)}</code> {html.escape(item.description or '')}</li>"
+            for item in self.catalogue.prompts()
+        )
+        return (
+            f"<b>{html.escape(t('catalogue.tools'))}</b><ul>{tools}</ul>"
+            f"<b>{html.escape(t('catalogue.resources'))}</b><ul>{resources}</ul>"
+            f"<b>{html.escape(t('catalogue.prompts'))}</b><ul>{prompts}</ul>"
+        )
+
+    @staticmethod
+    def _tool(entry: Any, findings: list[Any]) -> str:
+        claims = ", ".join(f"{key}={value}" for key, value in entry.annotations.items())
+        hidden = f" <i>({html.escape(t('catalogue.hidden'))})</i>" if not entry.expose else ""
+        notes = "".join(f"<li><code>{html.escape(str(finding))}</code></li>" for finding in findings)
+        return (
+            f"<li><b>{html.escape(entry.name)}</b>{hidden}"
+            + (f" — {html.escape(entry.title)}" if entry.title else "")
+            + f"<div>{html.escape(entry.description or '')}</div>"
+            + (
+                f"<div><i>{html.escape(t('catalogue.claims'))}</i>: <code>{html.escape(claims)}</code></div>"
+                if claims
+                else ""
+            )
+            + (
+                f"<details><summary>{len(findings)} × lint</summary><ul>{notes}</ul></details>"
+                if findings
+                else ""
+            )
+            + "</li>"
+        )
+
+    def __repr__(self) -> str:
+        counts = (len(self.catalogue.tools()), len(self.catalogue.uris()), len(self.catalogue.prompts()))
+        return f"<MCP catalogue: {counts[0]} tools, {counts[1]} resources, {counts[2]} prompts>"
