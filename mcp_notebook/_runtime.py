@@ -149,6 +149,23 @@ class ServerHandle:
         """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
         return self._tools.approval
 
+    def client_config(self, name: str, *, server_name: str = "notebook") -> str:
+        """Ready-to-paste configuration for an AI client, with this server's URL and token.
+
+        `name`: ``"claude-code"``, ``"claude-desktop"`` (through the stdio bridge), ``"cursor"``,
+        ``"vscode"`` or ``"inspector"``. On a remote kernel (Binder, JupyterHub) it starts with a
+        warning that a desktop client cannot reach it.
+        """
+        from ._configs import client_config
+
+        return client_config(name, self.url, self.token, server_name=server_name)
+
+    def check(self, timeout: float = 10.0) -> Any:
+        """Connect the way a client would and report success, or the precise failure and its fix."""
+        from ._configs import check_connection
+
+        return check_connection(self.url, self.token, timeout=timeout)
+
     def panel(self) -> Any:
         """A widget with the server's status, approval prompts and activity log (display it)."""
         from .widgets import ServerPanel

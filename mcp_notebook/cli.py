@@ -1,11 +1,34 @@
-"""The ``mcp-notebook`` command."""
+"""The ``mcp-notebook`` command: serve a notebook headless, bridge to stdio, client configs, checks, lint.
+
+Only the URL of ``serve`` (and the text of ``config``) goes to stdout; everything else is logged
+to stderr, so the output can be read by scripts and, with ``--stdio``/``bridge``, stdout carries
+nothing but the protocol.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 
 from ._version import __version__
+
+_SERVE_HELP = """\
+Run NOTEBOOK in a fresh Jupyter kernel (working directory: the notebook's folder), cell by cell,
+and serve the tools, resources and prompts it defines. The server starts before the cells run,
+so cells that call %mcp_serve or %mcp_call work as in JupyterLab. Once every cell has run, the
+endpoint URL is printed as the only line on stdout; logs and cell output go to stderr. Stop with
+Ctrl-C or SIGTERM (exit status 0).
+
+Cells that should not run headless: tag them `mcp-skip`, or start them with the line `# mcp: skip`.
+A cell tagged `raises-exception` may fail; any other failing cell stops the command (non-zero
+exit, the cell number and error on stderr).
+
+Token: --token, else MCP_NOTEBOOK_TOKEN, else a new random one, printed to stderr as
+"mcp-notebook: token: ..." (not with --stdio, whose client needs none). Clients send it as
+'Authorization: Bearer <token>'; `mcp-notebook config CLIENT --url URL --token T` writes it in.
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,15 +39,103 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("version", help="print the version")
+
+    serve = sub.add_parser(
+        "serve",
+        help="run a notebook headless and serve what it defines",
+        description=_SERVE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    serve.add_argument("--port", type=int, default=0, help="TCP port (default: a free one)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--token", help="the token clients must send (default: MCP_NOTEBOOK_TOKEN or random)")
+    serve.add_argument(
+        "--approval", choices=["auto", "ask", "always"], help="approval of outside tool calls (default: ask)"
+    )
+    serve.add_argument(
+        "--stdio", action="store_true", help="speak MCP on stdin/stdout instead of printing the URL"
+    )
+    serve.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
+    serve.add_argument("--cell-timeout", type=float, help="seconds a cell may run (default: no limit)")
+
+    bridge = sub.add_parser(
+        "bridge",
+        help="serve a Streamable HTTP MCP server over stdio (for Claude Desktop)",
+        description="A stdio MCP server that forwards everything to the Streamable HTTP server at URL.",
+    )
+    bridge.add_argument("url", metavar="URL")
+    bridge.add_argument("--token", help="the server's token (default: MCP_NOTEBOOK_TOKEN)")
+
+    config = sub.add_parser("config", help="print a ready-to-paste client configuration")
+    config.add_argument(
+        "client", metavar="CLIENT", help="claude-code, claude-desktop, cursor, vscode or inspector"
+    )
+    config.add_argument("--url", required=True, help="the server's URL (srv.url)")
+    config.add_argument("--token", help="the server's token (srv.token; default: MCP_NOTEBOOK_TOKEN)")
+    config.add_argument("--name", default="notebook", help="the name the client shows (default: notebook)")
+
+    check = sub.add_parser("check", help="check that a client can reach a server; exit 0 if it can")
+    check.add_argument("--url", required=True, help="the server's URL (srv.url)")
+    check.add_argument("--token", help="the server's token (srv.token; default: MCP_NOTEBOOK_TOKEN)")
+    check.add_argument("--timeout", type=float, default=10.0, help="seconds to wait (default: 10)")
+
+    sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
     return parser
 
 
+def _log_to_stderr() -> None:
+    """For the long-running commands, which own their process: our logs, and warnings of others."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mcp-notebook: %(message)s")
+    logging.getLogger("mcp_notebook").setLevel(logging.INFO)
+
+
+def _token(given: str | None) -> str | None:
+    return given or os.environ.get("MCP_NOTEBOOK_TOKEN") or None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "lint":
+        from ._lint import main_lint
+
+        return int(main_lint(argv[1:]) or 0)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "version":
         sys.stdout.write(f"mcp-notebook {__version__}\n")
         return 0
+    if args.command == "serve":
+        from ._headless import main_serve
+
+        _log_to_stderr()
+        return main_serve(args)
+    if args.command == "bridge":
+        import anyio
+
+        from ._bridge import run_bridge
+
+        _log_to_stderr()
+        return anyio.run(run_bridge, args.url, _token(args.token))
+    if args.command == "config":
+        from ._configs import client_config, is_remote_kernel, remote_warning
+
+        try:
+            text = client_config(
+                args.client, args.url, _token(args.token), server_name=args.name, remote=False
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+        if is_remote_kernel():
+            sys.stderr.write(remote_warning() + "\n")
+        sys.stdout.write(text + "\n")
+        return 0
+    if args.command == "check":
+        from ._configs import check_connection
+
+        result = check_connection(args.url, _token(args.token), timeout=args.timeout)
+        sys.stdout.write(result.message + "\n")
+        return 0 if result.ok else 1
     parser.print_help()
     return 0
 

@@ -153,3 +153,21 @@ def test_catalogue_view_groups_by_controller_and_follows_changes() -> None:
     assert "notes://x" in shown and "<code>ask</code>" in shown
     assert repr(view) == "<MCP catalogue: 1 tools, 1 resources, 1 prompts>"
     view.close()
+
+
+def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue: Catalogue) -> None:
+    import json
+
+    srv = serve(catalogue=catalogue)
+    try:
+        connect = srv.panel().connect
+        assert connect.config.value.startswith("claude mcp add --transport http")
+        assert srv.url in connect.config.value and srv.token in connect.config.value
+        connect.client.value = "cursor"
+        pasted = json.loads(connect.config.value)
+        assert pasted["mcpServers"]["notebook"]["headers"]["Authorization"] == f"Bearer {srv.token}"
+        assert srv.client_config("vscode") == srv.client_config("vscode")
+        outcome = connect.run_check()
+        assert outcome.ok is True and "mcp-notebook" in connect.result.value
+    finally:
+        srv.stop()

@@ -5,6 +5,7 @@ protocol logic. From the server's thread they only set traits, which ipywidgets 
 """
 
 from ._catalogue import CatalogueView
+from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
 
-__all__ = ["ApprovalPrompt", "CatalogueView", "ServerPanel"]
+__all__ = ["ApprovalPrompt", "CatalogueView", "ConnectView", "ServerPanel"]

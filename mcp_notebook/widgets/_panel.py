@@ -12,6 +12,7 @@ import ipywidgets as widgets
 from .._approval import ApprovalRequest
 from .._text import add_messages, t
 from ._catalogue import CatalogueView
+from ._connect import ConnectView
 
 add_messages(
     {
@@ -20,6 +21,7 @@ add_messages(
         "panel.stopped": {"en": "stopped", "ko": "멈춤"},
         "panel.activity": {"en": "Activity", "ko": "활동 기록"},
         "panel.catalogue": {"en": "Catalogue", "ko": "카탈로그"},
+        "panel.connect": {"en": "Connect an AI client", "ko": "AI 클라이언트 연결"},
         "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
         "panel.asks": {
             "en": "{client} wants to run the tool {tool}",
@@ -96,8 +98,10 @@ class ServerPanel(widgets.VBox):
         self.activity = widgets.VBox([widgets.HTML(f"<i>{html.escape(t('panel.no_activity'))}</i>")])
         self._entries = 0
         self.catalogue = CatalogueView(server.catalogue)
+        self.connect = ConnectView(server)
         sections = widgets.Accordion(
-            [self.catalogue, self.activity], titles=(t("panel.catalogue"), t("panel.activity"))
+            [self.catalogue, self.activity, self.connect],
+            titles=(t("panel.catalogue"), t("panel.activity"), t("panel.connect")),
         )
         super().__init__([self.header, self.approvals, sections])
         server.approval.listeners.append(self.show_request)

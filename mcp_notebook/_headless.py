@@ -1,0 +1,260 @@
+"""``mcp-notebook serve NOTEBOOK.ipynb``: run a notebook in a real kernel, headless, and serve it.
+
+The notebook runs in a fresh Jupyter kernel (jupyter_client), in its own folder, cell by cell:
+the same kernel, the same package and the same server as in JupyterLab, so the notebook behaves
+the same. The server is started *before* the cells run: a cell's ``%mcp_serve`` then returns it
+(rather than starting a second one on another port) and ``%mcp_call`` cells work. After the last
+cell it is asked for again, which restarts it should a cell have stopped it.
+
+Cells that should not run headless carry the tag ``mcp-skip`` or start with the line
+``# mcp: skip``. A cell tagged ``raises-exception`` (the nbval/nbclient convention) may fail; any
+other failing cell ends the command with its number and error.
+
+stdout carries only the URL (or, with ``--stdio``, only the protocol); logs, cell output and the
+kernel's own output go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import ipaddress
+import json
+import logging
+import os
+import re
+import secrets
+import signal
+import sys
+import threading
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+SKIP_TAG = "mcp-skip"
+MAY_RAISE_TAG = "raises-exception"
+_SKIP_LINE = re.compile(r"#\s*mcp\s*:\s*skip\b", re.IGNORECASE)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass
+class Cell:
+    number: int  # 1-based position in the notebook, markdown cells included
+    source: str
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> bool:
+        first = self.source.lstrip().split("\n", 1)[0]
+        return SKIP_TAG in self.tags or bool(_SKIP_LINE.match(first.strip()))
+
+
+class HeadlessError(Exception):
+    """The notebook cannot be served: a cell failed, the file is unreadable, the kernel died."""
+
+
+def read_cells(path: Path) -> list[Cell]:
+    """The code cells of a notebook (nbformat 4), numbered as they appear."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise HeadlessError(f"cannot read the notebook {str(path)!r}: {exc}") from None
+    if not isinstance(notebook, dict) or notebook.get("nbformat") != 4:
+        raise HeadlessError(
+            f"{str(path)!r} is not an nbformat 4 notebook; convert it with "
+            "`jupyter nbconvert --to notebook --nbformat 4`."
+        )
+    cells = []
+    for number, cell in enumerate(notebook.get("cells", []), start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        cells.append(Cell(number, source, list(cell.get("metadata", {}).get("tags", []))))
+    return cells
+
+
+class HeadlessKernel:
+    """One kernel for one notebook: start, run cells, serve, stop."""
+
+    def __init__(self, notebook: Path, *, kernel_name: str = "python3", token: str) -> None:
+        self.notebook = notebook
+        self.kernel_name = kernel_name
+        self.token = token
+        self.manager: Any = None
+        self.client: Any = None
+
+    def start(self) -> None:
+        from jupyter_client.manager import start_new_kernel
+
+        # The token reaches the kernel by environment, never in code (code lands in the history).
+        env = {**os.environ, "MCP_NOTEBOOK_TOKEN": self.token}
+        # The kernel's own stdout goes to our stderr: stdout is for the URL or the protocol only.
+        stderr = sys.stderr.fileno()
+        options: dict[str, Any] = {
+            "cwd": str(self.notebook.parent),
+            "env": env,
+            "stdout": stderr,
+            "stderr": stderr,
+        }
+        major, minor = (int(part) for part in version("jupyter_client").split(".")[:2])
+        if (major, minor) >= (8, 10):
+            options["transport_encryption"] = "auto"  # CurveZMQ where pyzmq has it (else a warning per start)
+        self.manager, self.client = start_new_kernel(kernel_name=self.kernel_name, **options)
+
+    def execute(self, code: str, *, timeout: float | None = None, **options: Any) -> dict[str, Any]:
+        """Run `code`; cell output goes to stderr. Returns the execute_reply content."""
+
+        def show(message: dict[str, Any]) -> None:
+            if message["msg_type"] == "stream":
+                sys.stderr.write(message["content"]["text"])
+                sys.stderr.flush()
+
+        reply = self.client.execute_interactive(
+            code, allow_stdin=False, timeout=timeout, output_hook=show, **options
+        )
+        content: dict[str, Any] = reply["content"]
+        return content
+
+    def run_cells(self, cells: list[Cell], *, timeout: float | None = None) -> None:
+        for cell in cells:
+            if cell.skipped:
+                logger.info("cell %d skipped", cell.number)
+                continue
+            try:
+                reply = self.execute(cell.source, timeout=timeout)
+            except TimeoutError:
+                raise HeadlessError(f"cell {cell.number} did not finish within {timeout} s") from None
+            if reply["status"] == "ok":
+                continue
+            error = f"{reply.get('ename', 'Error')}: {reply.get('evalue', '')}"
+            if MAY_RAISE_TAG in cell.tags:
+                logger.info("cell %d raised %s, as its tag %r allows", cell.number, error, MAY_RAISE_TAG)
+                continue
+            trace = _ANSI.sub("", "\n".join(reply.get("traceback", [])))
+            raise HeadlessError(f"cell {cell.number} failed: {error}\n{trace}".rstrip())
+
+    def serve(self, *, port: int, host: str, approval: str | None) -> str:
+        """Start the server in the kernel (or return the running one); its URL."""
+        options: dict[str, Any] = {"port": port, "host": host}
+        if not _is_loopback(host):
+            options["allow_remote"] = True  # asked for on the command line; serve() warns
+        if approval is not None:
+            options["approval"] = approval
+        code = f"import mcp_notebook as _mcp_notebook\n_mcp_srv = _mcp_notebook.serve(**{options!r})"
+        info = "__import__('json').dumps({'url': _mcp_srv.url, 'token': _mcp_srv.token})"
+        reply = self.execute(code, store_history=False, user_expressions={"info": info}, timeout=60)
+        if reply["status"] != "ok":
+            raise HeadlessError(f"the server did not start: {reply.get('ename')}: {reply.get('evalue')}")
+        served = json.loads(ast.literal_eval(reply["user_expressions"]["info"]["data"]["text/plain"]))
+        if served["token"] != self.token:
+            logger.warning("a cell started its own server; its token is %s", served["token"])
+        return str(served["url"])
+
+    def alive(self) -> bool:
+        return self.manager is not None and bool(self.manager.is_alive())
+
+    def shutdown(self) -> None:
+        """Stop the server, then the kernel (which frees the port). Safe to call twice."""
+        manager, client, self.manager, self.client = self.manager, self.client, None, None
+        if manager is None:
+            return
+        if client is not None:
+            if manager.is_alive():
+                try:
+                    client.execute_interactive(
+                        "import mcp_notebook as _m; _m.stop()",
+                        store_history=False,
+                        timeout=10,
+                        output_hook=lambda message: None,
+                    )
+                except Exception:  # a busy or dying kernel: the shutdown below frees the port anyway
+                    logger.debug("could not stop the server before shutdown", exc_info=True)
+            client.stop_channels()
+        manager.shutdown_kernel(now=False)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _resolve_token(given: str | None) -> tuple[str, bool]:
+    token = given or os.environ.get("MCP_NOTEBOOK_TOKEN")
+    if token:
+        return token, False
+    return secrets.token_urlsafe(24), True
+
+
+def main_serve(args: argparse.Namespace) -> int:
+    """The ``serve`` command (see ``mcp-notebook serve --help``)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    notebook = Path(args.notebook).resolve()
+    token, generated = _resolve_token(args.token)
+    try:
+        cells = read_cells(notebook)
+    except HeadlessError as exc:
+        logger.error("%s", exc)
+        return 2
+    kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token)
+    serving = False
+    try:
+        kernel.start()
+        kernel.serve(port=args.port, host=args.host, approval=args.approval)
+        kernel.run_cells(cells, timeout=args.cell_timeout)
+        url = kernel.serve(port=args.port, host=args.host, approval=args.approval)
+        serving = True
+        if args.approval in (None, "ask", "always"):
+            logger.warning(
+                "approval is %r: outside calls that need a person's approval (of tools not marked "
+                "read-only; with 'always', of every tool) wait for an Approve that nobody can give a "
+                "headless server, and are denied after the approval timeout. Pass --approval auto to "
+                "run them without asking.",
+                args.approval or "ask",
+            )
+        if args.stdio:
+            return _serve_stdio(kernel, url)
+        if generated:
+            sys.stderr.write(
+                f"mcp-notebook: token: {token}  (clients send 'Authorization: Bearer <token>')\n"
+            )
+        sys.stderr.write(f"mcp-notebook: serving {notebook.name} at {url}\n")
+        sys.stdout.write(url + "\n")
+        sys.stdout.flush()
+        return _wait(kernel)
+    except HeadlessError as exc:
+        logger.error("%s", exc)
+        return 1
+    except KeyboardInterrupt:
+        return 0 if serving else 130
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the clean stop short
+            signal.signal(signum, signal.SIG_IGN)
+        kernel.shutdown()
+
+
+def _wait(kernel: HeadlessKernel) -> int:
+    """Serve until SIGINT/SIGTERM (exit 0), or until the kernel dies (exit 1)."""
+    ticker = threading.Event()  # never set: a wait that signals can interrupt
+    while kernel.alive():
+        ticker.wait(1.0)
+    logger.error("the kernel died; the server is gone")
+    return 1
+
+
+def _serve_stdio(kernel: HeadlessKernel, url: str) -> int:
+    import anyio
+
+    from ._bridge import run_bridge
+
+    # The bridge handles SIGINT/SIGTERM itself while it runs (and ends when stdin closes).
+    return anyio.run(run_bridge, url, kernel.token)

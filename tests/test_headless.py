@@ -1,0 +1,302 @@
+"""`mcp-notebook serve NOTEBOOK.ipynb`: a real notebook in a real kernel, served headless, used by real clients."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import nbformat
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from mcp_notebook._headless import Cell, read_cells
+from tests.conftest import ERAS, INITIALIZE, Mode, connect
+from tests.kernel import Kernel
+
+pytestmark = pytest.mark.kernel
+
+TOKEN = "headless-test-token"
+
+CELLS: list[tuple[str, list[str]]] = [
+    (
+        "%load_ext mcp_notebook\nfrom mcp_notebook import prompt, resource, tool\n"
+        "NOTE = open('note.txt').read().strip()\nprint('cell output goes to stderr')",
+        [],
+    ),
+    (
+        "@tool(read_only=True)\n"
+        "def describe(city: str, days: int = 1) -> dict:\n"
+        '    """Describe a city for some days."""\n'
+        "    return {'city': city, 'days': days, 'note': NOTE}",
+        [],
+    ),
+    (
+        '@resource(\'notes://today\')\ndef today() -> str:\n    """What happened today."""\n    return NOTE',
+        [],
+    ),
+    (
+        "@prompt\n"
+        "def review(code: str) -> str:\n"
+        '    """Ask for a code review."""\n'
+        "    return f'Review this code:\\n{code}'",
+        [],
+    ),
+    ("raise RuntimeError('an interactive-only cell: must not run headless')", ["mcp-skip"]),
+    ("# mcp: skip\nraise RuntimeError('must not run headless either')", []),
+    ("1 / 0  # a lesson cell that fails on purpose", ["raises-exception"]),
+    ("srv = %mcp_serve\n%mcp_call describe city=Seoul", []),
+]
+
+
+def write_notebook(folder: Path, cells: list[tuple[str, list[str]]] = CELLS) -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A notebook served headless")] + [
+        nbformat.v4.new_code_cell(source, metadata={"tags": tags} if tags else {}) for source, tags in cells
+    ]
+    path = folder / "served.ipynb"
+    nbformat.write(notebook, path)
+    (folder / "note.txt").write_text("read from the notebook's folder\n")
+    return path
+
+
+class Headless:
+    """``mcp-notebook serve`` as a subprocess: its URL line, its stderr in a file."""
+
+    def __init__(
+        self,
+        notebook: Path,
+        *options: str,
+        env: dict[str, str] | None = None,
+        stdin: int = subprocess.DEVNULL,
+    ) -> None:
+        self.stderr_path = notebook.parent / "serve.stderr"
+        self._stderr = self.stderr_path.open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcp_notebook.cli", "serve", str(notebook), *options],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            cwd=str(notebook.parent.parent),  # not the notebook's folder: the command must move there
+            env=env,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put("")  # end of stdout
+
+    def line(self, timeout: float = 120) -> str:
+        try:
+            return self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no line on stdout within {timeout} s\n{self.stderr}") from None
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        return self.process.wait(timeout=60)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=60)
+        self._reader.join(timeout=60)  # it ends at the end of stdout
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        self._stderr.close()
+
+
+@contextlib.contextmanager
+def headless(notebook: Path, *options: str, **kwargs: Any) -> Iterator[Headless]:
+    served = Headless(notebook, *options, **kwargs)
+    try:
+        yield served
+    finally:
+        served.close()
+
+
+class Remote:
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url, token
+
+
+def use(remote: Remote, mode: Mode) -> dict[str, Any]:
+    """What a client sees: a tool call, a resource read and a prompt, as JSON."""
+
+    async def main() -> dict[str, Any]:
+        with anyio.fail_after(60):
+            async with connect(remote, mode) as client:
+                return observe(
+                    await client.call_tool("describe", {"city": "Seoul", "days": 2}),
+                    await client.read_resource("notes://today"),
+                    await client.get_prompt("review", {"code": "x = 1"}),
+                )
+
+    result: dict[str, Any] = anyio.run(main)
+    return result
+
+
+def observe(*results: Any) -> dict[str, Any]:
+    dumps = [r.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"meta"}) for r in results]
+    return dict(zip(("call", "read", "prompt"), dumps, strict=True))
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT leftovers are not a listener
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def test_cells_marked_to_skip_are_skipped(tmp_path: Path) -> None:
+    cells = read_cells(write_notebook(tmp_path))
+    assert [(c.number, c.skipped) for c in cells if c.skipped] == [(6, True), (7, True)]
+    assert cells[0].number == 2  # numbered as the notebook shows them: the markdown cell is 1
+
+
+@pytest.mark.parametrize(
+    ("source", "tags", "skipped"),
+    [
+        ("# mcp: skip (needs a browser)\nopen_browser()", [], True),
+        ("\n#mcp:skip\nx = 1", [], True),
+        ("# MCP: Skip\nx = 1", [], True),
+        ("x = 1  # mcp: skip", [], False),
+        ("x = 1\n# mcp: skip", [], False),
+        ("x = 1", ["mcp-skip"], True),
+        ("x = 1", ["raises-exception"], False),
+    ],
+)
+def test_skip_markers(source: str, tags: list[str], skipped: bool) -> None:
+    assert Cell(1, source, tags).skipped is skipped
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_serve_prints_only_the_url_serves_both_eras_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
+    notebook = write_notebook(tmp_path)
+    with headless(notebook, "--port", "0", "--token", TOKEN, "--approval", "auto") as served:
+        url = served.line().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), served.stderr
+        seen = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
+        code = served.stop(signum)
+        rest = served.line()
+    assert code == 0, served.stderr
+    assert rest == ""  # nothing but the URL on stdout
+    for observed in seen.values():
+        assert observed["call"]["structuredContent"] == {
+            "city": "Seoul",
+            "days": 2,
+            "note": "read from the notebook's folder",
+        }
+        assert observed["read"]["contents"][0]["text"] == "read from the notebook's folder"
+        assert observed["prompt"]["messages"][0]["content"]["text"] == "Review this code:\nx = 1"
+    assert "cell output goes to stderr" in served.stderr
+    assert "must not run headless" not in served.stderr
+    assert "cell 6 skipped" in served.stderr and "cell 7 skipped" in served.stderr
+    assert TOKEN not in served.stderr  # a token given on the command line is not echoed
+    assert port_is_free(int(url.rsplit(":", 1)[1].split("/")[0]))
+
+
+def test_without_a_token_one_is_made_and_shown_on_stderr(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path)
+    env = {key: value for key, value in os.environ.items() if key != "MCP_NOTEBOOK_TOKEN"}
+    with headless(notebook, env=env) as served:
+        url = served.line().strip()
+        token = next(
+            line.split("token: ", 1)[1].split()[0] for line in served.stderr.splitlines() if "token: " in line
+        )
+        observed = use(Remote(url, token), "auto")
+        assert served.stop() == 0
+    assert observed["call"]["structuredContent"]["city"] == "Seoul"
+
+
+def test_a_failing_cell_stops_serve_with_its_number(tmp_path: Path) -> None:
+    cells = [*CELLS[:2], ("total = 1 / 0", []), CELLS[3]]
+    notebook = write_notebook(tmp_path, cells)
+    with headless(notebook, "--token", TOKEN) as served:
+        assert served.line() == ""  # stdout ends without a URL
+        code = served.process.wait(timeout=60)
+    assert code == 1
+    assert "cell 4 failed: ZeroDivisionError: division by zero" in served.stderr
+    assert "total = 1 / 0" in served.stderr  # the traceback shows the line
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_serve_stdio_speaks_the_protocol_itself(tmp_path: Path, mode: Mode) -> None:
+    notebook = write_notebook(tmp_path)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_notebook.cli", "serve", str(notebook), "--stdio", "--approval", "auto"],
+    )
+
+    async def main() -> dict[str, Any]:
+        with (tmp_path / "stdio.stderr").open("w") as errlog, anyio.fail_after(120):
+            async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
+                assert [t.name for t in (await client.list_tools()).tools] == ["describe"]
+                return observe(
+                    await client.call_tool("describe", {"city": "Seoul", "days": 2}),
+                    await client.read_resource("notes://today"),
+                    await client.get_prompt("review", {"code": "x = 1"}),
+                )
+
+    observed = anyio.run(main)
+    assert observed["call"]["structuredContent"]["note"] == "read from the notebook's folder"
+    assert observed["prompt"]["messages"][0]["content"]["text"] == "Review this code:\nx = 1"
+
+
+def test_serve_stdio_writes_nothing_but_protocol_and_ends_when_the_client_leaves(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path)
+    with headless(notebook, "--stdio", stdin=subprocess.PIPE) as served:
+        assert served.process.stdin is not None
+        served.process.stdin.write(json.dumps(INITIALIZE) + "\n")
+        served.process.stdin.flush()
+        answer = json.loads(served.line())  # the very first line is the answer: no stray output
+        served.process.stdin.close()  # the client leaves
+        rest = served.line()
+        code = served.process.wait(timeout=60)
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "mcp-notebook"
+    assert rest == "" and code == 0, served.stderr
+    assert "cell output goes to stderr" in served.stderr
+
+
+def test_the_same_notebook_behaves_the_same_in_a_jupyter_kernel_and_headless(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path)
+    kernel = Kernel(cwd=str(tmp_path))
+    try:
+        for cell in read_cells(notebook):
+            if not cell.skipped and "raises-exception" not in cell.tags:
+                kernel.run(cell.source).raise_for_error()  # as a person runs them in JupyterLab
+        info = kernel.json('{"url": srv.url, "token": srv.token}')
+        in_kernel = {mode: use(Remote(info["url"], info["token"]), mode) for mode in ERAS}
+    finally:
+        kernel.shutdown()
+    with headless(notebook, "--token", TOKEN) as served:
+        url = served.line().strip()
+        served_headless = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
+        assert served.stop() == 0
+    assert served_headless == in_kernel

