@@ -259,7 +259,8 @@ def call(
     stdio: str | None = None,
     mode: str = "auto",
     timeout: float = DEFAULT_TIMEOUT,
-) -> CallResult:
+    confirm: bool = False,
+) -> Any:
     """Call the tool `name` and return its result.
 
     Parameters
@@ -274,6 +275,9 @@ def call(
         ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
     timeout:
         Seconds to wait for the answer.
+    confirm:
+        Do not call yet: return a `PendingCall` at once that shows Approve / Deny and runs the
+        call only when approved (``.result()``, ``await``, ``.approve()``, ``.deny()``).
 
     Raises
     ------
@@ -282,6 +286,12 @@ def call(
     ClientConnectionError
         The server could not be reached, or did not answer in time.
     """
+
+    if confirm:
+        from ._pending import PendingCall
+
+        options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
+        return PendingCall(name, dict(arguments or {}), options)
 
     async def do(client: Any) -> Any:
         return await client.call_tool(name, arguments or {})

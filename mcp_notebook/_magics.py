@@ -143,6 +143,11 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("name", help="The tool to call.")
     @argument("pairs", nargs="*", help="Arguments as key=value (values read as JSON when they parse).")
+    @argument(
+        "--confirm",
+        action="store_true",
+        help="Show Approve / Deny first and call only when approved (returns a pending call at once).",
+    )
     @_target_options
     @no_var_expand
     @line_magic
@@ -153,12 +158,13 @@ class MCPMagics(Magics):
             %mcp_call forecast {"city": "Seoul"}
             %mcp_call forecast city=$my_city
             %mcp_call add a=1 b=2 --url http://127.0.0.1:8000/mcp --token T
+            pending = %mcp_call delete_row row=3 --confirm     # Approve / Deny first
 
         By default the in-kernel server is called. A JSON-RPC error (e.g. an unknown tool)
         raises ProtocolError with its code; a tool execution error is shown as a result.
         """
         args, arguments = self._parse_with_arguments(self.mcp_call, line)
-        return self._client("call", args.name, arguments, **_target(args))
+        return self._client("call", args.name, arguments, confirm=args.confirm, **_target(args))
 
     @magic_arguments()
     @argument("uri", help="The resource to read, e.g. data://sales/north.")

@@ -166,6 +166,16 @@ class ServerHandle:
 
         return check_connection(self.url, self.token, timeout=timeout)
 
+    def export_activity(self, path: str | os.PathLike[str]) -> int:
+        """Write the recent calls (with their JSON-RPC request and response) as JSON lines; returns the count."""
+        import json
+
+        calls = self.calls
+        with open(path, "w", encoding="utf-8") as out:
+            for record in calls:
+                out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        return len(calls)
+
     def panel(self) -> Any:
         """A widget with the server's status, approval prompts and activity log (display it)."""
         from .widgets import ServerPanel
@@ -210,6 +220,7 @@ def serve(
     approval: str = "ask",
     approval_timeout: float = 120.0,
     page_size: int = 100,
+    history: int = 500,
     result_limit: int = 50_000,
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
@@ -242,6 +253,8 @@ def serve(
         Seconds to wait for a decision; no answer counts as Deny.
     page_size:
         Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
+    history:
+        How many recent calls `srv.calls` (and the activity log) keep.
     result_limit:
         A tool result with more text than this (characters) is kept as a resource, and the client
         gets a summary with a ``resource_link`` to read all of it.
@@ -281,6 +294,7 @@ def serve(
             runner,
             page_size=page_size,
             result_limit=result_limit,
+            history=history,
             approval=policy,
             guards=Guardrails(
                 max_output_chars=max_output_chars,

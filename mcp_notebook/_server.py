@@ -76,6 +76,31 @@ class CallRecord:
     stdout: str = ""
     decision: str = "not-needed"
     result: dict[str, Any] = field(default_factory=dict)
+    request_id: Any = None
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON-RPC request and response of this call, as the server read and answered them."""
+        params = {"name": self.tool, "arguments": self.arguments}
+        return {
+            "request": {"jsonrpc": "2.0", "id": self.request_id, "method": "tools/call", "params": params},
+            "response": {"jsonrpc": "2.0", "id": self.request_id, "result": self.result},
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of the activity export."""
+        return {
+            "time": self.started,
+            "client": self.client,
+            "protocol_version": self.protocol_version,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "decision": self.decision,
+            "outcome": self.outcome,
+            "is_error": self.is_error,
+            "duration_ms": round(self.duration * 1000, 3),
+            "stdout": self.stdout,
+            **self.wire(),
+        }
 
 
 class _NotebookServer(Server[Any]):
@@ -190,6 +215,7 @@ class ToolServer:
             client=_client_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
+            request_id=ctx.request_id,
         )
         clock = time.perf_counter()
         client = self.guards.set_client(record.client)

@@ -103,6 +103,15 @@ class Outputs:
                 parts.extend(m["content"].get("traceback", []))
         return "\n".join(parts)
 
+    def comm(self, predicate: Any) -> dict[str, Any]:
+        """The first widget this cell opened whose state satisfies `predicate`."""
+        for message in self.messages:
+            if message["msg_type"] == "comm_open" and predicate(
+                message["content"].get("data", {}).get("state", {})
+            ):
+                return dict(message["content"])
+        raise LookupError("no such widget in this cell's output")
+
     @property
     def error(self) -> dict[str, Any] | None:
         return next((m["content"] for m in self.messages if m["msg_type"] == "error"), None)

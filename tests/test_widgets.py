@@ -171,3 +171,32 @@ def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue:
         assert outcome.ok is True and "mcp-notebook" in connect.result.value
     finally:
         srv.stop()
+
+
+def test_activity_shows_the_wire_and_exports_jsonl(catalogue: Catalogue, tmp_path: Any) -> None:
+    import json
+
+    from tests.conftest import serve_unattended
+
+    @tool(catalogue=catalogue, read_only=True)
+    def echo(text: str) -> str:
+        """Echo the text."""
+        print("printed by the tool")
+        return text
+
+    srv = serve_unattended(catalogue, history=2)
+    try:
+        panel = srv.panel()
+        for word in ("a", "b", "c"):
+            outside_call(srv, "echo", {"text": word})
+        assert [record.arguments["text"] for record in srv.calls] == ["b", "c"]  # a bounded ring
+        details = html.unescape(panel.activity.children[-1].children[1].children[0].value)
+        assert '"method": "tools/call"' in details and '"jsonrpc": "2.0"' in details
+        assert '"result": {' in details and "printed by the tool" in details
+        path = tmp_path / "activity.jsonl"
+        assert srv.export_activity(path) == 2
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert lines[-1]["request"]["params"] == {"name": "echo", "arguments": {"text": "c"}}
+        assert lines[-1]["response"]["result"]["content"][0]["text"] == "c"
+    finally:
+        srv.stop()

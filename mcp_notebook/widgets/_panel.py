@@ -143,9 +143,8 @@ class ServerPanel(widgets.VBox):
             f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {record.decision}"
             f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
         )
-        details = json.dumps(
-            {"arguments": record.arguments, "result": record.result}, ensure_ascii=False, indent=2
-        )
+        # The wire view learners need: what went over the connection, both ways.
+        details = json.dumps(record.wire(), ensure_ascii=False, indent=2)
         body = widgets.HTML(
             f"<pre>{html.escape(details)}</pre>"
             + (f"<pre>{html.escape(record.stdout)}</pre>" if record.stdout else "")
