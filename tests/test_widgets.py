@@ -6,10 +6,11 @@ import concurrent.futures
 import html
 import textwrap
 import threading
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import anyio
 import pytest
+from annotated_types import Ge, Le
 
 from mcp_notebook import Catalogue, serve, tool
 from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
@@ -198,5 +199,52 @@ def test_activity_shows_the_wire_and_exports_jsonl(catalogue: Catalogue, tmp_pat
         lines = [json.loads(line) for line in path.read_text().splitlines()]
         assert lines[-1]["request"]["params"] == {"name": "echo", "arguments": {"text": "c"}}
         assert lines[-1]["response"]["result"]["content"][0]["text"] == "c"
+    finally:
+        srv.stop()
+
+
+def test_try_it_form_is_generated_from_the_schema_and_calls_the_tool(catalogue: Catalogue) -> None:
+    from mcp_notebook.widgets import CatalogueView
+    from tests.conftest import serve_unattended
+
+    @tool(catalogue=catalogue, read_only=True, lint=False)
+    def forecast(
+        city: str,
+        unit: Literal["C", "F"] = "C",
+        days: Annotated[int, Ge(1), Le(14)] = 3,
+        hourly: bool = False,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Weather for a city."""
+        return {"city": city, "unit": unit, "days": days, "hourly": hourly, "tags": tags}
+
+    srv = serve_unattended(catalogue)
+    try:
+        view = CatalogueView(catalogue)
+        table = html.unescape(view.body.value)
+        assert "<code>days</code>" in table and "minimum=1, maximum=14" in table and "C, F" in table
+        form = view.tryit["forecast"]
+        kinds = {name: type(field).__name__ for name, field in form.fields.items()}
+        assert kinds == {
+            "city": "Text",
+            "unit": "Dropdown",
+            "days": "BoundedIntText",
+            "hourly": "Checkbox",
+            "tags": "Textarea",
+        }
+        form.fields["tags"].value = "[not json"
+        assert form.submit() is None and "not valid JSON" in form.problems.value
+        form.fields["tags"].value = '["rain"]'
+        form.fields["city"].value = "Seoul"
+        form.fields["unit"].value = "F"
+        result = form.submit().result(30)
+        assert result.structured_content == {
+            "city": "Seoul",
+            "unit": "F",
+            "days": 3,
+            "hourly": False,
+            "tags": ["rain"],
+        }
+        view.close()
     finally:
         srv.stop()

@@ -7,5 +7,6 @@ protocol logic. From the server's thread they only set traits, which ipywidgets 
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
+from ._tryit import TryIt
 
-__all__ = ["ApprovalPrompt", "CatalogueView", "ConnectView", "ServerPanel"]
+__all__ = ["ApprovalPrompt", "CatalogueView", "ConnectView", "ServerPanel", "TryIt"]

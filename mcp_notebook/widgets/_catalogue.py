@@ -8,6 +8,7 @@ catalogue live.
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 
 import ipywidgets as widgets
@@ -28,6 +29,12 @@ add_messages(
         },
         "catalogue.claims": {"en": "claims (not verified)", "ko": "주장 (검증되지 않음)"},
         "catalogue.hidden": {"en": "notebook only", "ko": "노트북 전용"},
+        "catalogue.try": {"en": "Try {tool}", "ko": "{tool} 써 보기"},
+        "catalogue.parameters": {
+            "en": "parameter|type|required|default|allowed|description",
+            "ko": "매개변수|타입|필수|기본값|허용 범위|설명",
+        },
+        "catalogue.output": {"en": "output schema", "ko": "출력 스키마"},
     }
 )
 
@@ -38,12 +45,24 @@ class CatalogueView(widgets.VBox):
     def __init__(self, catalogue: Catalogue) -> None:
         self.catalogue = catalogue
         self.body = widgets.HTML(self._render())
-        super().__init__([self.body])
-        # From whatever thread changed the catalogue: setting a trait is safe.
-        self._unsubscribe = catalogue.subscribe(lambda kind: self.refresh())
+        self.forms = widgets.Accordion([])
+        super().__init__([self.body, self.forms])
+        self._build_forms()
+        # From whatever thread changed the catalogue: setting traits (and making widgets) is safe.
+        self._unsubscribe = catalogue.subscribe(lambda kind: self.refresh(kind))
 
-    def refresh(self) -> None:
+    def refresh(self, kind: str = "tools") -> None:
         self.body.value = self._render()
+        if kind == "tools":
+            self._build_forms()
+
+    def _build_forms(self) -> None:
+        from ._tryit import TryIt
+
+        tools = self.catalogue.tools()
+        self.tryit = {entry.name: TryIt(entry) for entry in tools}
+        self.forms.children = list(self.tryit.values())
+        self.forms.titles = tuple(t("catalogue.try", tool=entry.name) for entry in tools)
 
     def close(self) -> None:
         self._unsubscribe()
@@ -79,10 +98,16 @@ class CatalogueView(widgets.VBox):
         claims = ", ".join(f"{key}={value}" for key, value in entry.annotations.items())
         hidden = f" <i>({html.escape(t('catalogue.hidden'))})</i>" if not entry.expose else ""
         notes = "".join(f"<li><code>{html.escape(str(finding))}</code></li>" for finding in findings)
+        output = ""
+        if entry.output_schema is not None:
+            shown = html.escape(json.dumps(entry.output_schema, ensure_ascii=False, indent=2))
+            output = f"<details><summary>{html.escape(t('catalogue.output'))}</summary><pre>{shown}</pre></details>"
         return (
             f"<li><b>{html.escape(entry.name)}</b>{hidden}"
             + (f" — {html.escape(entry.title)}" if entry.title else "")
             + f"<div>{html.escape(entry.description or '')}</div>"
+            + _parameter_table(entry.input_schema)
+            + output
             + (
                 f"<div><i>{html.escape(t('catalogue.claims'))}</i>: <code>{html.escape(claims)}</code></div>"
                 if claims
@@ -99,3 +124,38 @@ class CatalogueView(widgets.VBox):
     def __repr__(self) -> str:
         counts = (len(self.catalogue.tools()), len(self.catalogue.uris()), len(self.catalogue.prompts()))
         return f"<MCP catalogue: {counts[0]} tools, {counts[1]} resources, {counts[2]} prompts>"
+
+
+def _parameter_table(schema: dict[str, Any]) -> str:
+    """The parameters as a table a person can read: type, required, default, allowed values, description."""
+    properties = schema.get("properties", {})
+    if not properties:
+        return ""
+    required = set(schema.get("required", []))
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in t("catalogue.parameters").split("|"))
+    rows = []
+    for name, prop in properties.items():
+        kind = prop.get("type") or ("union" if "anyOf" in prop else "object" if "$ref" in prop else "")
+        allowed = prop.get("enum") or [
+            f"{key}={prop[key]}"
+            for key in (
+                "minimum",
+                "exclusiveMinimum",
+                "maximum",
+                "exclusiveMaximum",
+                "minLength",
+                "maxLength",
+                "pattern",
+            )
+            if key in prop
+        ]
+        cells = [
+            f"<code>{html.escape(name)}</code>",
+            html.escape(str(kind)),
+            "✔" if name in required else "",
+            html.escape(json.dumps(prop["default"], ensure_ascii=False)) if "default" in prop else "",
+            html.escape(", ".join(str(a) for a in allowed)),
+            html.escape(prop.get("description", "")),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
