@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 
 from ._errors import ClientConnectionError, InvalidResultError, ProtocolError, ServerError
+from ._execution import STOPPED
 from ._runtime import current_server, runtime
 from ._server import LOCAL_HEADER
 from ._text import t
@@ -120,13 +121,48 @@ def _get_pool() -> ClientPool:
 
 
 def _wait(future: Any, timeout: float, target: str) -> Any:
+    """The future's result; or `STOPPED` when the server asked for a person's input meanwhile."""
+    from . import _asks
+
     try:
         if threading.current_thread() is threading.main_thread():
-            return runtime.kernel_pump.wait(future, timeout)
-        return future.result(timeout)
+            unregister = _asks.on_request(runtime.kernel_pump.wake)
+            try:
+                return runtime.kernel_pump.wait(future, timeout, stop=lambda: not _asks.inbox.empty())
+            finally:
+                unregister()
+        woken = threading.Event()
+        future.add_done_callback(lambda _: woken.set())
+        unregister = _asks.on_request(woken.set)
+        try:
+            if not woken.wait(timeout):
+                raise TimeoutError
+            if not future.done():
+                return STOPPED
+            return future.result()
+        finally:
+            unregister()
     except TimeoutError:
         future.cancel()
         raise ClientConnectionError(t("client.timeout", target=target, seconds=timeout)) from None
+
+
+def _finishing(finish: Callable[[Any], Any] | None, target: str) -> Callable[[Any], Any]:
+    """`finish` for a result that arrives later (given its future), translating errors as `request` does."""
+    from mcp.shared.exceptions import MCPError
+
+    def done(future: Any) -> Any:
+        try:
+            raw = future.result()
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
+        except (RuntimeError, ValueError) as exc:
+            raise InvalidResultError(
+                t("client.invalid_result", target=target, error=_describe(exc))
+            ) from None
+        return raw if finish is None else finish(raw)
+
+    return done
 
 
 def _is_connection_error(exc: BaseException) -> bool:
@@ -152,6 +188,13 @@ def _resolve_target(
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
+    from ._asks import elicitation_callback, sampling_callback
+
+    # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
+    asks: dict[str, Any] = {
+        "elicitation_callback": elicitation_callback,
+        "sampling_callback": sampling_callback,
+    }
     if stdio is not None:
         argv = shlex.split(stdio)
         params = StdioServerParameters(command=argv[0], args=argv[1:])
@@ -160,7 +203,7 @@ def _resolve_target(
         async def open_stdio() -> AsyncIterator[Any]:
             # The child's stderr must not land in a random cell: send it nowhere.
             with open(os.devnull, "w") as errlog:
-                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
+                async with Client(stdio_client(params, errlog=errlog), mode=mode, **asks) as client:
                     yield client
 
         return ("stdio", stdio, mode), open_stdio, stdio
@@ -177,7 +220,7 @@ def _resolve_target(
 
     def open_http() -> Any:
         http = create_mcp_http_client(headers=headers)
-        return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode), http)
+        return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode, **asks), http)
 
     # The local flag is part of the key: an outside-style connection must never serve a local call.
     return ("http", url, token or "", mode, str(LOCAL_HEADER in headers)), open_http, url
@@ -212,8 +255,13 @@ def request(
     stdio: str | None = None,
     mode: str = "auto",
     timeout: float = DEFAULT_TIMEOUT,
+    finish: Callable[[Any], Any] | None = None,
+    label: str = "",
 ) -> Any:
-    """Run ``await fn(client)`` against the target and return its result (sync)."""
+    """Run ``await fn(client)`` against the target and return ``finish(result)`` (sync).
+
+    If the server asks for a person's input meanwhile, a `CallInProgress` is returned instead.
+    """
     from mcp.shared.exceptions import MCPError
 
     key, open_client, target = _resolve_target(url, token, stdio, mode)
@@ -222,7 +270,13 @@ def request(
         connection = pool.get(key, open_client, target, timeout)
         future = runtime.portal().start_task_soon(fn, connection.client)
         try:
-            return _wait(future, timeout, target)
+            outcome = _wait(future, timeout, target)
+            if outcome is STOPPED:
+                # A person must answer first: stop waiting, show the question(s), finish later.
+                from ._asks import CallInProgress, take_questions
+
+                return CallInProgress(label or target, take_questions(), future, _finishing(finish, target))
+            return outcome if finish is None else finish(outcome)
         except MCPError as exc:
             raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
         except ClientConnectionError:
@@ -260,6 +314,7 @@ def call(
     mode: str = "auto",
     timeout: float = DEFAULT_TIMEOUT,
     confirm: bool = False,
+    on_progress: Callable[[float, float | None, str | None], None] | None = None,
 ) -> Any:
     """Call the tool `name` and return its result.
 
@@ -275,6 +330,9 @@ def call(
         ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
     timeout:
         Seconds to wait for the answer.
+    on_progress:
+        ``on_progress(progress, total, message)`` for each progress notification of the call
+        (called on the client's thread).
     confirm:
         Do not call yet: return a `PendingCall` at once that shows Approve / Deny and runs the
         call only when approved (``.result()``, ``await``, ``.approve()``, ``.deny()``).
@@ -293,17 +351,25 @@ def call(
         options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
         return PendingCall(name, dict(arguments or {}), options)
 
-    async def do(client: Any) -> Any:
-        return await client.call_tool(name, arguments or {})
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        if on_progress is not None:
+            on_progress(value, total, message)
 
-    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
-    raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return CallResult(
-        tool=name,
-        content=raw.get("content", []),
-        structured_content=raw.get("structuredContent"),
-        is_error=bool(raw.get("isError")),
-        raw=raw,
+    async def do(client: Any) -> Any:
+        return await client.call_tool(name, arguments or {}, progress_callback=progress)
+
+    def finish(result: Any) -> CallResult:
+        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return CallResult(
+            tool=name,
+            content=raw.get("content", []),
+            structured_content=raw.get("structuredContent"),
+            is_error=bool(raw.get("isError")),
+            raw=raw,
+        )
+
+    return request(
+        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, finish=finish, label=name
     )
 
 

@@ -38,6 +38,10 @@ _captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar(
 )
 
 
+STOPPED = object()
+"""What `KernelPump.wait` returns when its `stop` condition ended the wait early."""
+
+
 class KernelBusy(Exception):
     """The kernel's main thread did not pick up a call in time."""
 
@@ -95,8 +99,20 @@ class KernelPump:
                 if on_main:
                     signal.signal(signal.SIGINT, previous)
 
-    def wait(self, future: concurrent.futures.Future[Any], timeout: float | None) -> Any:
-        """Block the main thread until `future` is done, running queued calls meanwhile."""
+    def wake(self) -> None:
+        """Wake a main-thread `wait` (to look at `stop` again)."""
+        self._wakeup.set()
+
+    def wait(
+        self,
+        future: concurrent.futures.Future[Any],
+        timeout: float | None,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> Any:
+        """Block the main thread until `future` is done, running queued calls meanwhile.
+
+        Returns `STOPPED` instead when `stop()` becomes true (checked whenever woken).
+        """
         future.add_done_callback(lambda _: self._wakeup.set())
         deadline = None if timeout is None else _monotonic() + timeout
         while not future.done():
@@ -104,6 +120,8 @@ class KernelPump:
             self.drain(in_cell=True)
             if future.done():
                 break
+            if stop():
+                return STOPPED
             remaining = None if deadline is None else deadline - _monotonic()
             if remaining is not None and remaining <= 0:
                 raise TimeoutError

@@ -164,7 +164,10 @@ class MCPMagics(Magics):
         raises ProtocolError with its code; a tool execution error is shown as a result.
         """
         args, arguments = self._parse_with_arguments(self.mcp_call, line)
-        return self._client("call", args.name, arguments, confirm=args.confirm, **_target(args))
+        progress = _ProgressBar(args.name)
+        return self._client(
+            "call", args.name, arguments, confirm=args.confirm, on_progress=progress.update, **_target(args)
+        )
 
     @magic_arguments()
     @argument("uri", help="The resource to read, e.g. data://sales/north.")
@@ -312,6 +315,28 @@ def _lookup(namespace: dict[str, Any], name: str) -> Any:
     if name not in namespace:
         raise UsageError(t("magic.unknown_var", name=name))
     return namespace[name]
+
+
+class _ProgressBar:
+    """Shows a progress bar under the running %mcp_call cell once the first notification arrives.
+
+    Quick calls show nothing. The cell is still running when notifications come (it waits for the
+    result), so displaying from the client's thread lands in the right cell.
+    """
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.bar: Any = None
+
+    def update(self, progress: float, total: float | None, message: str | None) -> None:
+        if self.bar is None:
+            from IPython.display import display
+
+            from .widgets import CallProgress
+
+            self.bar = CallProgress(self.tool)
+            display(self.bar)
+        self.bar.update_progress(progress, total, message)
 
 
 class LintReport:

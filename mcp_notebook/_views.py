@@ -68,6 +68,12 @@ class CallResult:
         """All text blocks, joined by newlines."""
         return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
 
+    def view(self) -> Any:
+        """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
+        from .widgets import ResultView
+
+        return ResultView.of(self)
+
     def __repr__(self) -> str:
         label = t("result.error_label") if self.is_error else t("result.ok_label")
         lines = [f"{label}: {self.tool}"]
@@ -96,6 +102,12 @@ class ReadResult:
     def text(self) -> str:
         """All text contents, joined by newlines."""
         return "\n".join(item["text"] for item in self.contents if "text" in item)
+
+    def view(self) -> Any:
+        """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
+        from .widgets import ResultView
+
+        return ResultView.of(self)
 
     def __repr__(self) -> str:
         lines = [f"{t('result.resource_label')}: {self.uri}"]
@@ -128,6 +140,12 @@ class PromptResult:
     messages: list[dict[str, Any]]
     description: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def view(self) -> Any:
+        """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
+        from .widgets import ResultView
+
+        return ResultView.of(self)
 
     def __repr__(self) -> str:
         lines = [f"{t('result.prompt_label')}: {self.name}"]

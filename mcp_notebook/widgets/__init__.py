@@ -7,6 +7,16 @@ protocol logic. From the server's thread they only set traits, which ipywidgets 
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
+from ._result import CallProgress, ErrorView, ResultView
 from ._tryit import TryIt
 
-__all__ = ["ApprovalPrompt", "CatalogueView", "ConnectView", "ServerPanel", "TryIt"]
+__all__ = [
+    "ApprovalPrompt",
+    "CallProgress",
+    "CatalogueView",
+    "ConnectView",
+    "ErrorView",
+    "ResultView",
+    "ServerPanel",
+    "TryIt",
+]

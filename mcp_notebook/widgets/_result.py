@@ -1,24 +1,17 @@
-"""Results as widgets: content blocks, structured content, errors labelled by layer, call progress.
+"""Results as widgets: a call's result, its progress while it runs, and errors labelled by layer.
 
-    ResultView        a CallResult, ReadResult or PromptResult: one child widget per content block
-    ├── ResourceLinkView   a resource_link, with a "Read it" button that shows the contents below
-    ├── EmbeddedResourceView  an embedded resource (or one item of a ReadResult): text or blob
-    ├── JsonTree / RecordsTable  structuredContent as a collapsible tree, and as a table of records
-    └── CallProgress  a progress bar fed by progress notifications, while the call runs
-    ErrorView         a ProtocolError, InvalidResultError or ClientConnectionError, with its layer
+    ResultView    a CallResult, ReadResult or PromptResult: one child widget per content block
+                  (see `_content`), structuredContent as a tree and a table, or a running call
+    CallProgress  a progress bar fed by progress notifications (thread-safe: only sets traits)
+    ErrorView     a ProtocolError, InvalidResultError or ClientConnectionError, with its layer
 
-Widgets show, they do not call: the only request made here is the "Read it" button's, through a
-reader callback (`mcp_notebook.read_resource` by default). From other threads only traits are set.
+A tool execution error (``isError: true``) is a result the model can act on, shown by `ResultView`
+in amber; an `ErrorView` (red) is a request that produced no result at all.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import html
-import json
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -26,6 +19,7 @@ import ipywidgets as widgets
 from .._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from .._text import add_messages, t
 from .._views import CallResult, PromptResult, ReadResult
+from ._content import EmbeddedResourceView, JsonTree, Reader, RecordsTable, block_widget, esc, records_of
 
 add_messages(
     {
@@ -58,29 +52,11 @@ add_messages(
             "en": "Not an answer from a server: raised in this notebook.",
             "ko": "서버의 응답이 아니라 이 노트북에서 발생한 오류입니다.",
         },
-        "view.error_data": {"en": "Error data", "ko": "오류 데이터"},
         "view.structured": {
             "en": "Structured content (structuredContent)",
             "ko": "구조화된 내용 (structuredContent)",
         },
-        "view.keys": {"en": "{count} keys", "ko": "키 {count}개"},
-        "view.items": {"en": "{count} items", "ko": "항목 {count}개"},
-        "view.more": {"en": "… {count} more not shown", "ko": "… 표시하지 않은 {count}개 더"},
-        "view.table": {"en": "table: {rows} rows × {columns} columns", "ko": "표: {rows}행 × {columns}열"},
-        "view.link": {"en": "Resource link", "ko": "리소스 링크"},
-        "view.embedded": {"en": "Embedded resource", "ko": "포함된 리소스"},
-        "view.read": {"en": "Read it", "ko": "읽기"},
-        "view.reading": {"en": "Reading {uri} …", "ko": "{uri} 읽는 중 …"},
-        "view.bytes": {"en": "{size} bytes", "ko": "{size}바이트"},
-        "view.blob": {"en": "Binary data, {size} bytes", "ko": "바이너리 데이터, {size}바이트"},
-        "view.bad_data": {
-            "en": "Could not decode the {kind} data: {error}",
-            "ko": "{kind} 데이터를 디코딩하지 못했습니다: {error}",
-        },
-        "view.unknown_block": {
-            "en": "Unknown content type {kind!r}:",
-            "ko": "알 수 없는 콘텐츠 유형 {kind!r}:",
-        },
+        "view.error_data": {"en": "Error data", "ko": "오류 데이터"},
         "view.running": {"en": "Running {tool} …", "ko": "{tool} 실행 중 …"},
         "view.progress_of": {"en": "{progress:g} of {total:g}", "ko": "{total:g} 중 {progress:g}"},
         "view.progress_count": {"en": "{progress:g} so far", "ko": "지금까지 {progress:g}"},
@@ -102,196 +78,11 @@ _CODE_NAMES = {
     -32603: "Internal error",
     -32002: "Resource not found",
 }
-MAX_ITEMS = 200  # per JSON container and per table: a huge result must not freeze the browser
-MAX_DEPTH = 40
-Reader = Callable[[str], Any]
-
 _OK, _TOOL, _PROTOCOL = "#1b6e3a", "#e0a800", "#b3261e"
-_PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
-
-
-def _read_with_client(uri: str) -> Any:
-    import mcp_notebook
-
-    return mcp_notebook.read_resource(uri)
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value))
 
 
 def _box(colour: str) -> widgets.Layout:
     return widgets.Layout(border=f"1px solid {colour}", padding="4px")
-
-
-def _decode(data: str) -> bytes:
-    return base64.b64decode(data, validate=True)
-
-
-def _media(kind: str, mime: str, data: str) -> widgets.Widget:
-    """An Image or an Audio player for base64 `data`, or a note saying why it cannot be shown."""
-    try:
-        raw = _decode(data)
-    except (binascii.Error, ValueError) as exc:
-        return widgets.HTML(f"<i>{_esc(t('view.bad_data', kind=kind, error=exc))}</i>")
-    fmt = mime.partition("/")[2] or ("png" if kind == "image" else "wav")
-    if kind == "image":
-        return widgets.Image(value=raw, format=fmt)
-    return widgets.Audio(value=raw, format=fmt, autoplay=False, loop=False, controls=True)
-
-
-def _scalar(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _tree_html(value: Any, label: str, depth: int) -> str:
-    if isinstance(value, dict | list) and value and depth < MAX_DEPTH:
-        pairs = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-        count = t("view.keys" if isinstance(value, dict) else "view.items", count=len(value))
-        brackets = "{…}" if isinstance(value, dict) else "[…]"
-        inner = "".join(
-            _tree_html(item, f"<b>{_esc(key)}</b>: ", depth + 1) for key, item in pairs[:MAX_ITEMS]
-        )
-        if len(pairs) > MAX_ITEMS:
-            inner += f"<div><i>{_esc(t('view.more', count=len(pairs) - MAX_ITEMS))}</i></div>"
-        opened = " open" if depth < 2 else ""
-        return (
-            f"<details{opened}><summary>{label}{brackets} <i>{_esc(count)}</i></summary>"
-            f"<div style='margin-left:1.4em'>{inner}</div></details>"
-        )
-    shown = json.dumps(value, ensure_ascii=False)
-    return f"<div>{label}<code>{_esc(shown)}</code></div>"
-
-
-class JsonTree(widgets.HTML):
-    """Any JSON value as nested, collapsible ``<details>`` (two levels open)."""
-
-    def __init__(self, value: Any, title: str = "") -> None:
-        self.data = value
-        label = f"<b>{_esc(title)}</b> " if title else ""
-        super().__init__(_tree_html(value, label, 0))
-
-    def __repr__(self) -> str:
-        if isinstance(self.data, dict):
-            return f"<JSON object: {t('view.keys', count=len(self.data))}>"
-        if isinstance(self.data, list):
-            return f"<JSON array: {t('view.items', count=len(self.data))}>"
-        return f"<JSON: {json.dumps(self.data, ensure_ascii=False)[:80]}>"
-
-
-def records_of(value: Any) -> list[dict[str, Any]] | None:
-    """The records in `value` (a non-empty list of objects, or ``{"result": [...]}``), else None."""
-    if isinstance(value, dict) and list(value) == ["result"]:
-        value = value["result"]
-    if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
-        return value
-    return None
-
-
-class RecordsTable(widgets.HTML):
-    """A list of records as an HTML table: one column per key, in the order keys first appear."""
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self.records = records
-        self.columns = list(dict.fromkeys(key for row in records for key in row))
-        head = "".join(f"<th>{_esc(column)}</th>" for column in self.columns)
-        body = "".join(
-            "<tr>"
-            + "".join(f"<td>{_esc(_scalar(row[c])) if c in row else ''}</td>" for c in self.columns)
-            + "</tr>"
-            for row in records[:MAX_ITEMS]
-        )
-        more = len(records) - MAX_ITEMS
-        note = f"<div><i>{_esc(t('view.more', count=more))}</i></div>" if more > 0 else ""
-        super().__init__(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}")
-
-    def __repr__(self) -> str:
-        shape = t("view.table", rows=len(self.records), columns=len(self.columns))
-        return f"<{shape} ({', '.join(self.columns)})>"
-
-
-class EmbeddedResourceView(widgets.VBox):
-    """One resource's contents (an embedded ``resource`` block, or an item of a ReadResult)."""
-
-    def __init__(self, contents: dict[str, Any], title: str | None = None) -> None:
-        self.contents = contents
-        self.uri = str(contents.get("uri", ""))
-        mime = str(contents.get("mimeType", ""))
-        head = f"<b>{_esc(title)}</b>: " if title else ""
-        self.header = widgets.HTML(f"{head}<code>{_esc(self.uri)}</code> <i>{_esc(mime)}</i>")
-        if "text" in contents:
-            self.body: widgets.Widget = widgets.HTML(_PRE.format(_esc(contents["text"])))
-        elif mime.startswith(("image/", "audio/")):
-            self.body = _media(mime.partition("/")[0], mime, str(contents.get("blob", "")))
-        else:
-            size = len(str(contents.get("blob", ""))) * 3 // 4
-            self.body = widgets.HTML(f"<i>{_esc(t('view.blob', size=f'{size:,}'))}</i>")
-        super().__init__([self.header, self.body])
-
-    def __repr__(self) -> str:
-        return f"[resource {self.uri}]"
-
-
-class ResourceLinkView(widgets.VBox):
-    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents."""
-
-    def __init__(self, block: dict[str, Any], read: Reader | None = None) -> None:
-        self.block = block
-        self.uri = str(block.get("uri", ""))
-        self._read = read or _read_with_client
-        self.read_result: Any = None
-        self.read_error: BaseException | None = None
-        name = block.get("title") or block.get("name") or ""
-        facts = [str(block["mimeType"])] if block.get("mimeType") else []
-        if isinstance(block.get("size"), int):
-            facts.append(t("view.bytes", size=f"{block['size']:,}"))
-        self.header = widgets.HTML(
-            f"🔗 <b>{_esc(t('view.link'))}</b>: <code>{_esc(self.uri)}</code> {_esc(name)}"
-            + (f" <i>({_esc(' · '.join(facts))})</i>" if facts else "")
-            + (f"<div>{_esc(block['description'])}</div>" if block.get("description") else "")
-        )
-        self.read_button = widgets.Button(description=t("view.read"), icon="book")
-        self.status = widgets.HTML("")
-        self.contents = widgets.VBox([])
-        # A click runs on the kernel's main thread or a subshell thread. Reading through the
-        # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
-        self.read_button.on_click(lambda _: self.read())
-        super().__init__([self.header, widgets.HBox([self.read_button, self.status]), self.contents])
-
-    def read(self) -> Any:
-        """Read the linked resource now and show its contents below; returns them (None on failure)."""
-        self.read_button.disabled = True
-        self.status.value = f"<i>{_esc(t('view.reading', uri=self.uri))}</i>"
-        try:
-            result = self._read(self.uri)
-            shown: widgets.Widget = ResultView.of(result, read=self._read)
-            self.read_result, self.read_error = result, None
-        except Exception as exc:  # the person sees what failed; nothing escapes into a random cell
-            self.read_result, self.read_error = None, exc
-            shown = ErrorView.of(exc)
-        finally:
-            self.status.value = ""
-            self.read_button.disabled = False
-        self.contents.children = (shown,)
-        return self.read_result
-
-    def __repr__(self) -> str:
-        return f"[resource_link] {self.uri} ({self.block.get('mimeType', '')})"
-
-
-def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.Widget:
-    """The widget for one content block: text, image, audio, resource_link or embedded resource."""
-    kind = block.get("type")
-    if kind == "text":
-        return widgets.HTML(_PRE.format(_esc(block.get("text", ""))))
-    if kind in ("image", "audio"):
-        return _media(str(kind), str(block.get("mimeType", "")), str(block.get("data", "")))
-    if kind == "resource_link":
-        return ResourceLinkView(block, read)
-    if kind == "resource":
-        return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
-    shown = json.dumps(block, ensure_ascii=False, indent=2)
-    return widgets.HTML(f"<i>{_esc(t('view.unknown_block', kind=kind))}</i>{_PRE.format(_esc(shown))}")
 
 
 class CallProgress(widgets.VBox):
@@ -302,9 +93,10 @@ class CallProgress(widgets.VBox):
         self.progress: float | None = None
         self.total: float | None = None
         self.message: str | None = None
+        self.done = False
         self._lock = threading.Lock()
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info")
-        self.label = widgets.HTML(f"<i>{_esc(t('view.running', tool=tool))}</i>")
+        self.label = widgets.HTML(f"<i>{esc(t('view.running', tool=tool))}</i>")
         super().__init__([self.label, self.bar])
 
     def update_progress(
@@ -312,11 +104,13 @@ class CallProgress(widgets.VBox):
     ) -> None:
         """Show one progress notification (``progress``, optional ``total`` and ``message``)."""
         with self._lock:  # two notifications set bar and label together, never interleaved
+            if self.done:  # a notification that arrives after the result changes nothing
+                return
             self.progress, self.total, self.message = progress, total, message
             if total is not None and total > 0:
                 self.bar.max = float(total)
                 self.bar.value = min(float(progress), float(total))
-            self.label.value = f"<i>{_esc(t('view.running', tool=self.tool))}</i> {_esc(self.status())}"
+            self.label.value = f"<i>{esc(t('view.running', tool=self.tool))}</i> {esc(self.status())}"
 
     def status(self) -> str:
         if self.progress is None:
@@ -328,7 +122,9 @@ class CallProgress(widgets.VBox):
         return f"{text} · {self.message}" if self.message else text
 
     def finish(self, ok: bool = True) -> None:
+        """The call ended: a full green bar, or a red one; later notifications are ignored."""
         with self._lock:
+            self.done = True
             if ok:
                 self.bar.value = self.bar.max
             self.bar.bar_style = "success" if ok else "danger"
@@ -361,8 +157,8 @@ class ErrorView(widgets.VBox):
             self.layer, self.label = "notebook", type(error).__name__
             self.message, note = str(error), t("view.other_layer")
         self.header = widgets.HTML(
-            f"<b style='color:{_PROTOCOL}'>⛔ {_esc(self.label)}</b>"
-            f"<div>{_esc(self.message)}</div><div><i>{_esc(note)}</i></div>"
+            f"<b style='color:{_PROTOCOL}'>⛔ {esc(self.label)}</b>"
+            f"<div>{esc(self.message)}</div><div><i>{esc(note)}</i></div>"
         )
         children: list[widgets.Widget] = [self.header]
         if self.data is not None:
@@ -386,7 +182,7 @@ class ResultView(widgets.VBox):
     result:
         A `CallResult`, `ReadResult` or `PromptResult`; None for a call still running.
     tool:
-        The tool's name, for a running call.
+        The tool's name, for a running call or a result dict (which does not carry it).
     read:
         How a resource_link's "Read it" button reads (default ``mcp_notebook.read_resource``).
     """
@@ -399,15 +195,17 @@ class ResultView(widgets.VBox):
         self.tree: JsonTree | None = None
         self.table: RecordsTable | None = None
         self.layer: str | None = None
-        self.progress = CallProgress(tool)
-        super().__init__([self.progress])
+        self.tool = tool
+        # Only a running call has a progress bar: a finished result costs no extra widgets.
+        self.progress = CallProgress(tool) if result is None else None
+        super().__init__([self.progress] if self.progress is not None else [])
         if result is not None:
             self.show(result)
 
     @classmethod
-    def of(cls, result: Any, *, read: Reader | None = None) -> ResultView:
+    def of(cls, result: Any, *, tool: str = "", read: Reader | None = None) -> ResultView:
         """The view of a CallResult, ReadResult, PromptResult, or a ``tools/call`` result dict."""
-        return cls(result, read=read)
+        return cls(result, tool=tool, read=read)
 
     @classmethod
     def pending(cls, tool: str, *, read: Reader | None = None) -> ResultView:
@@ -417,15 +215,16 @@ class ResultView(widgets.VBox):
     def update_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Show a progress notification (thread-safe: only sets traits)."""
-        self.progress.update_progress(progress, total, message)
+        """Show a progress notification (thread-safe: only sets traits; ignored once finished)."""
+        if self.progress is not None:
+            self.progress.update_progress(progress, total, message)
 
     def show(self, result: Any) -> None:
         """Replace the progress bar by `result` (safe from the thread the call finished on)."""
         self.blocks, self.tree, self.table, self.layer = [], None, None, None
         if isinstance(result, dict) and isinstance(result.get("content"), list):
             result = CallResult(
-                tool=str(result.get("tool", self.progress.tool)),
+                tool=self.tool,
                 content=result["content"],
                 structured_content=result.get("structuredContent"),
                 is_error=bool(result.get("isError")),
@@ -434,7 +233,7 @@ class ResultView(widgets.VBox):
         if isinstance(result, CallResult):
             children = self._call(result)
         elif isinstance(result, ReadResult):
-            header = f"<b>{_esc(t('result.resource_label'))}</b>: <code>{_esc(result.uri)}</code>"
+            header = f"<b>{esc(t('result.resource_label'))}</b>: <code>{esc(result.uri)}</code>"
             self.blocks = [EmbeddedResourceView(item) for item in result.contents]
             children = [widgets.HTML(header), *self.blocks]
         elif isinstance(result, PromptResult):
@@ -442,14 +241,16 @@ class ResultView(widgets.VBox):
         else:
             raise TypeError(t("view.unsupported", what=type(result).__name__))
         self.result = result
-        self.progress.finish(ok=not getattr(result, "is_error", False))
+        if self.progress is not None:
+            self.progress.finish(ok=not getattr(result, "is_error", False))
         self.children = tuple(children)
 
     def show_error(self, error: BaseException) -> None:
         """Replace the progress bar by the error the call raised."""
         self.error_view = ErrorView.of(error)
         self.layer = self.error_view.layer
-        self.progress.finish(ok=False)
+        if self.progress is not None:
+            self.progress.finish(ok=False)
         self.children = (self.error_view,)
 
     def _call(self, result: CallResult) -> list[widgets.Widget]:
@@ -457,12 +258,12 @@ class ResultView(widgets.VBox):
         if result.is_error:
             self.layer = "tool"
             head = (
-                f"<b style='color:#8a5a00'>⚠ {_esc(t('result.error_label'))}</b>: <code>{_esc(result.tool)}</code>"
-                f"<div><i>{_esc(t('view.tool_layer'))}</i></div>"
+                f"<b style='color:#8a5a00'>⚠ {esc(t('result.error_label'))}</b>: <code>{esc(result.tool)}</code>"
+                f"<div><i>{esc(t('view.tool_layer'))}</i></div>"
             )
         else:
             head = (
-                f"<b style='color:{_OK}'>✔ {_esc(t('result.ok_label'))}</b>: <code>{_esc(result.tool)}</code>"
+                f"<b style='color:{_OK}'>✔ {esc(t('result.ok_label'))}</b>: <code>{esc(result.tool)}</code>"
             )
         children: list[widgets.Widget] = [widgets.HTML(head), *self.blocks]
         if result.structured_content is not None:
@@ -476,16 +277,16 @@ class ResultView(widgets.VBox):
         return children
 
     def _prompt(self, result: PromptResult) -> list[widgets.Widget]:
-        header = f"<b>{_esc(t('result.prompt_label'))}</b>: <code>{_esc(result.name)}</code>"
+        header = f"<b>{esc(t('result.prompt_label'))}</b>: <code>{esc(result.name)}</code>"
         if result.description:
-            header += f"<div>{_esc(result.description)}</div>"
+            header += f"<div>{esc(result.description)}</div>"
         children: list[widgets.Widget] = [widgets.HTML(header)]
         for message in result.messages:
             content = message.get("content", [])
             items = content if isinstance(content, list) else [content]
             blocks = [block_widget(block, self._reader) for block in items]
             self.blocks.extend(blocks)
-            children.extend([widgets.HTML(f"<b>[{_esc(message.get('role', '?'))}]</b>"), *blocks])
+            children.extend([widgets.HTML(f"<b>[{esc(message.get('role', '?'))}]</b>"), *blocks])
         return children
 
     def __repr__(self) -> str:

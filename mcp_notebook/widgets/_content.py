@@ -1,0 +1,225 @@
+"""Content blocks and structured content as widgets: what `ResultView` is made of.
+
+Text, image (an Image), audio (a player), resource_link (with a "Read it" button), embedded resource,
+and JSON as a collapsible tree or, for a list of records, a table.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import json
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from .._text import add_messages, t
+
+add_messages(
+    {
+        "view.keys": {"en": "{count} keys", "ko": "키 {count}개"},
+        "view.items": {"en": "{count} items", "ko": "항목 {count}개"},
+        "view.more": {"en": "… {count} more not shown", "ko": "… 표시하지 않은 {count}개 더"},
+        "view.table": {"en": "table: {rows} rows × {columns} columns", "ko": "표: {rows}행 × {columns}열"},
+        "view.link": {"en": "Resource link", "ko": "리소스 링크"},
+        "view.embedded": {"en": "Embedded resource", "ko": "포함된 리소스"},
+        "view.read": {"en": "Read it", "ko": "읽기"},
+        "view.reading": {"en": "Reading {uri} …", "ko": "{uri} 읽는 중 …"},
+        "view.bytes": {"en": "{size} bytes", "ko": "{size}바이트"},
+        "view.blob": {"en": "Binary data, {size} bytes", "ko": "바이너리 데이터, {size}바이트"},
+        "view.bad_data": {
+            "en": "Could not decode the {kind} data: {error}",
+            "ko": "{kind} 데이터를 디코딩하지 못했습니다: {error}",
+        },
+        "view.unknown_block": {
+            "en": "Unknown content type {kind!r}:",
+            "ko": "알 수 없는 콘텐츠 유형 {kind!r}:",
+        },
+    }
+)
+
+MAX_ITEMS = 200  # per JSON container and per table: a huge result must not freeze the browser
+MAX_DEPTH = 40
+Reader = Callable[[str], Any]
+_PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
+
+
+def _read_with_client(uri: str) -> Any:
+    import mcp_notebook
+
+    return mcp_notebook.read_resource(uri)
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _media(kind: str, mime: str, data: str) -> widgets.Widget:
+    """An Image or an Audio player for base64 `data`, or a note saying why it cannot be shown."""
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        return widgets.HTML(f"<i>{esc(t('view.bad_data', kind=kind, error=exc))}</i>")
+    fmt = mime.partition("/")[2] or ("png" if kind == "image" else "wav")
+    if kind == "image":
+        return widgets.Image(value=raw, format=fmt)
+    return widgets.Audio(value=raw, format=fmt, autoplay=False, loop=False, controls=True)
+
+
+def _scalar(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _tree_html(value: Any, label: str, depth: int) -> str:
+    if isinstance(value, dict | list) and value and depth < MAX_DEPTH:
+        pairs = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+        count = t("view.keys" if isinstance(value, dict) else "view.items", count=len(value))
+        brackets = "{…}" if isinstance(value, dict) else "[…]"
+        inner = "".join(
+            _tree_html(item, f"<b>{esc(key)}</b>: ", depth + 1) for key, item in pairs[:MAX_ITEMS]
+        )
+        if len(pairs) > MAX_ITEMS:
+            inner += f"<div><i>{esc(t('view.more', count=len(pairs) - MAX_ITEMS))}</i></div>"
+        opened = " open" if depth < 2 else ""
+        return (
+            f"<details{opened}><summary>{label}{brackets} <i>{esc(count)}</i></summary>"
+            f"<div style='margin-left:1.4em'>{inner}</div></details>"
+        )
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"<div>{label}<code>{esc(shown)}</code></div>"
+
+
+class JsonTree(widgets.HTML):
+    """Any JSON value as nested, collapsible ``<details>`` (two levels open)."""
+
+    def __init__(self, value: Any, title: str = "") -> None:
+        self.data = value
+        label = f"<b>{esc(title)}</b> " if title else ""
+        super().__init__(_tree_html(value, label, 0))
+
+    def __repr__(self) -> str:
+        if isinstance(self.data, dict):
+            return f"<JSON object: {t('view.keys', count=len(self.data))}>"
+        if isinstance(self.data, list):
+            return f"<JSON array: {t('view.items', count=len(self.data))}>"
+        return f"<JSON: {json.dumps(self.data, ensure_ascii=False)[:80]}>"
+
+
+def records_of(value: Any) -> list[dict[str, Any]] | None:
+    """The records in `value` (a non-empty list of objects, or ``{"result": [...]}``), else None."""
+    if isinstance(value, dict) and list(value) == ["result"]:
+        value = value["result"]
+    if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
+        return value
+    return None
+
+
+class RecordsTable(widgets.HTML):
+    """A list of records as an HTML table: one column per key, in the order keys first appear."""
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.records = records
+        self.columns = list(dict.fromkeys(key for row in records for key in row))
+        head = "".join(f"<th>{esc(column)}</th>" for column in self.columns)
+        body = "".join(
+            "<tr>"
+            + "".join(f"<td>{esc(_scalar(row[c])) if c in row else ''}</td>" for c in self.columns)
+            + "</tr>"
+            for row in records[:MAX_ITEMS]
+        )
+        more = len(records) - MAX_ITEMS
+        note = f"<div><i>{esc(t('view.more', count=more))}</i></div>" if more > 0 else ""
+        super().__init__(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}")
+
+    def __repr__(self) -> str:
+        shape = t("view.table", rows=len(self.records), columns=len(self.columns))
+        return f"<{shape} ({', '.join(self.columns)})>"
+
+
+class EmbeddedResourceView(widgets.VBox):
+    """One resource's contents (an embedded ``resource`` block, or an item of a ReadResult)."""
+
+    def __init__(self, contents: dict[str, Any], title: str | None = None) -> None:
+        self.contents = contents
+        self.uri = str(contents.get("uri", ""))
+        mime = str(contents.get("mimeType", ""))
+        head = f"<b>{esc(title)}</b>: " if title else ""
+        self.header = widgets.HTML(f"{head}<code>{esc(self.uri)}</code> <i>{esc(mime)}</i>")
+        if "text" in contents:
+            self.body: widgets.Widget = widgets.HTML(_PRE.format(esc(contents["text"])))
+        elif mime.startswith(("image/", "audio/")):
+            self.body = _media(mime.partition("/")[0], mime, str(contents.get("blob", "")))
+        else:
+            size = len(str(contents.get("blob", ""))) * 3 // 4
+            self.body = widgets.HTML(f"<i>{esc(t('view.blob', size=f'{size:,}'))}</i>")
+        super().__init__([self.header, self.body])
+
+    def __repr__(self) -> str:
+        return f"[resource {self.uri}]"
+
+
+class ResourceLinkView(widgets.VBox):
+    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents."""
+
+    def __init__(self, block: dict[str, Any], read: Reader | None = None) -> None:
+        self.block = block
+        self.uri = str(block.get("uri", ""))
+        self._read = read or _read_with_client
+        self.read_result: Any = None
+        self.read_error: BaseException | None = None
+        name = block.get("title") or block.get("name") or ""
+        facts = [str(block["mimeType"])] if block.get("mimeType") else []
+        if isinstance(block.get("size"), int):
+            facts.append(t("view.bytes", size=f"{block['size']:,}"))
+        self.header = widgets.HTML(
+            f"🔗 <b>{esc(t('view.link'))}</b>: <code>{esc(self.uri)}</code> {esc(name)}"
+            + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
+            + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
+        )
+        self.read_button = widgets.Button(description=t("view.read"), icon="book")
+        self.status = widgets.HTML("")
+        self.contents = widgets.VBox([])
+        # A click runs on the kernel's main thread or a subshell thread. Reading through the
+        # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
+        self.read_button.on_click(lambda _: self.read())
+        super().__init__([self.header, widgets.HBox([self.read_button, self.status]), self.contents])
+
+    def read(self) -> Any:
+        """Read the linked resource now and show its contents below; returns them (None on failure)."""
+        # Imported here: `_result` builds on this module, and a read result is shown as a ResultView.
+        from ._result import ErrorView, ResultView
+
+        self.read_button.disabled = True
+        self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
+        try:
+            result = self._read(self.uri)
+            shown: widgets.Widget = ResultView.of(result, read=self._read)
+            self.read_result, self.read_error = result, None
+        except Exception as exc:  # the person sees what failed; nothing escapes into a random cell
+            self.read_result, self.read_error = None, exc
+            shown = ErrorView.of(exc)
+        finally:
+            self.status.value = ""
+            self.read_button.disabled = False
+        self.contents.children = (shown,)
+        return self.read_result
+
+    def __repr__(self) -> str:
+        return f"[resource_link] {self.uri} ({self.block.get('mimeType', '')})"
+
+
+def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.Widget:
+    """The widget for one content block: text, image, audio, resource_link or embedded resource."""
+    kind = block.get("type")
+    if kind == "text":
+        return widgets.HTML(_PRE.format(esc(block.get("text", ""))))
+    if kind in ("image", "audio"):
+        return _media(str(kind), str(block.get("mimeType", "")), str(block.get("data", "")))
+    if kind == "resource_link":
+        return ResourceLinkView(block, read)
+    if kind == "resource":
+        return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
+    shown = json.dumps(block, ensure_ascii=False, indent=2)
+    return widgets.HTML(f"<i>{esc(t('view.unknown_block', kind=kind))}</i>{_PRE.format(esc(shown))}")
