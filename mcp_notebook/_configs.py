@@ -132,7 +132,8 @@ def bridge_command() -> list[str]:
 
 def _claude_desktop(url: str, token: str | None, server_name: str) -> str:
     command, *prefix = bridge_command()
-    args = [*prefix, "bridge", url] + (["--token", token] if token else [])
+    # --token=T, not --token T: a value that starts with "-" must not be read as an option.
+    args = [*prefix, "bridge", url] + ([f"--token={token}"] if token else [])
     return _json({"mcpServers": {server_name: {"command": command, "args": args}}})
 
 

@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import signal
 import sys
 import threading
@@ -31,6 +30,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from ._secrets import new_token
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +193,7 @@ def _resolve_token(given: str | None) -> tuple[str, bool]:
     token = given or os.environ.get("MCP_NOTEBOOK_TOKEN")
     if token:
         return token, False
-    return secrets.token_urlsafe(24), True
+    return new_token(), True
 
 
 def main_serve(args: argparse.Namespace) -> int:

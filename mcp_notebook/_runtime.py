@@ -32,6 +32,7 @@ from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
 from ._guarded import Guardrails, default_audit_path
 from ._http import MCP_PATH, build_app, is_loopback
+from ._secrets import new_token
 from ._server import CallRecord, ToolServer
 from ._text import t
 
@@ -277,7 +278,7 @@ def serve(
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
             warnings.warn(t("serve.not_loopback", host=host), UserWarning, stacklevel=2)
-        token = token or os.environ.get("MCP_NOTEBOOK_TOKEN") or secrets.token_urlsafe(24)
+        token = token or os.environ.get("MCP_NOTEBOOK_TOKEN") or new_token()
         sock = _bind(host, port)
         port = sock.getsockname()[1]
         with contextlib.suppress(RuntimeError):

@@ -47,7 +47,7 @@ def define(catalogue: Catalogue) -> None:
 
 
 def bridge_command(url: str, token: str | None) -> list[str]:
-    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url] + (["--token", token] if token else [])
+    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url] + ([f"--token={token}"] if token else [])
 
 
 @contextlib.asynccontextmanager

@@ -60,7 +60,7 @@ def test_claude_desktop_launches_the_bridge() -> None:
     config = json.loads(client_config("claude-desktop", URL, TOKEN, server_name="my notebook"))
     entry = config["mcpServers"]["my notebook"]
     command = [entry["command"], *entry["args"]]
-    assert command == [*bridge_command(), "bridge", URL, "--token", TOKEN]
+    assert command == [*bridge_command(), "bridge", URL, f"--token={TOKEN}"]
     assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
 
 

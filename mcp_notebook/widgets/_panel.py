@@ -54,14 +54,16 @@ class ApprovalPrompt(widgets.VBox):
         claims = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
         summary = widgets.HTML(
-            f"<b>🔔 {t('panel.asks', client=client, tool=f'<code>{tool}</code>')}</b>"
+            f"<b>{t('panel.asks', client=client, tool=f'<code>{tool}</code>')}</b>"
             f"<div>{html.escape(request.description or '')}</div>"
             f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{html.escape(claims)}</code></div>"
             f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{html.escape(arguments)}</pre>"
         )
         self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("panel.deny"), button_style="danger")
-        self.always_button = widgets.Button(description=t("panel.always"))
+        self.always_button = widgets.Button(
+            description=t("panel.always"), layout=widgets.Layout(width="auto")
+        )
         self.status = widgets.HTML("")
         # Click handlers run on the kernel's main thread or a subshell thread: resolving the request
         # is thread-safe, and the server's loop is woken from it.
