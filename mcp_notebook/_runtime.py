@@ -167,11 +167,16 @@ class ServerHandle:
 
         return check_connection(self.url, self.token, timeout=timeout)
 
+    @property
+    def activity(self) -> list[CallRecord]:
+        """Every recent request (lists, reads, prompts ... and tool calls), newest last."""
+        return list(self._tools.activity)
+
     def export_activity(self, path: str | os.PathLike[str]) -> int:
-        """Write the recent calls (with their JSON-RPC request and response) as JSON lines; returns the count."""
+        """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count."""
         import json
 
-        calls = self.calls
+        calls = self.activity
         with open(path, "w", encoding="utf-8") as out:
             for record in calls:
                 out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")

@@ -77,19 +77,27 @@ class CallRecord:
     decision: str = "not-needed"
     result: dict[str, Any] = field(default_factory=dict)
     request_id: Any = None
+    method: str = "tools/call"
+    error: dict[str, Any] | None = None
 
     def wire(self) -> dict[str, Any]:
         """The JSON-RPC request and response of this call, as the server read and answered them."""
-        params = {"name": self.tool, "arguments": self.arguments}
+        params = (
+            {"name": self.tool, "arguments": self.arguments}
+            if self.method == "tools/call"
+            else self.arguments
+        )
+        answer = {"error": self.error} if self.error is not None else {"result": self.result}
         return {
-            "request": {"jsonrpc": "2.0", "id": self.request_id, "method": "tools/call", "params": params},
-            "response": {"jsonrpc": "2.0", "id": self.request_id, "result": self.result},
+            "request": {"jsonrpc": "2.0", "id": self.request_id, "method": self.method, "params": params},
+            "response": {"jsonrpc": "2.0", "id": self.request_id, **answer},
         }
 
     def to_json(self) -> dict[str, Any]:
         """One line of the activity export."""
         return {
             "time": self.started,
+            "method": self.method,
             "client": self.client,
             "protocol_version": self.protocol_version,
             "tool": self.tool,
@@ -140,7 +148,8 @@ class ToolServer:
         self.approval = approval if approval is not None else ApprovalPolicy()
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
-        self.calls: deque[CallRecord] = deque(maxlen=history)
+        self.calls: deque[CallRecord] = deque(maxlen=history)  # tools/call only
+        self.activity: deque[CallRecord] = deque(maxlen=history)  # every request
         self.call_listeners: list[Callable[[CallRecord], None]] = []
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
@@ -173,6 +182,7 @@ class ToolServer:
             on_completion=self.data.complete,
             on_subscriptions_listen=self.listen_handler,
         )
+        self.sdk.middleware.append(self._observe)
         # A notification handler, not a middleware: it costs nothing on every other request.
         self.sdk.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
@@ -347,9 +357,11 @@ class ToolServer:
         return kept
 
     def _record(self, record: CallRecord) -> None:
-        self.calls.append(record)
+        self.activity.append(record)
         try:
-            self.guards.record(record)
+            if record.method == "tools/call":  # the audit log is about tool calls
+                self.calls.append(record)
+                self.guards.record(record)
         except Exception:  # an unwritable audit log must not fail the call it records
             logger.exception("audit log write failed")
         for listener in list(self.call_listeners):
@@ -357,6 +369,37 @@ class ToolServer:
                 listener(record)
             except Exception:  # a display callback must never fail a call
                 logger.exception("call listener failed")
+
+    # -- activity -------------------------------------------------------------------------------
+    async def _observe(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+        """Record every request other than tools/call (which its handler records in full)."""
+        if ctx.method == "tools/call" or ctx.request_id is None:
+            return await call_next(ctx)
+        params = {key: value for key, value in (ctx.params or {}).items() if key != "_meta"}
+        subject = params.get("name") or params.get("uri") or ""
+        record = CallRecord(
+            tool=str(subject),
+            arguments=params,
+            client=_client_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+            method=ctx.method,
+            decision="-",
+        )
+        clock = time.perf_counter()
+        try:
+            result = await call_next(ctx)
+            record.outcome = "ok"
+            record.result = _dumped(result)
+            return result
+        except MCPError as exc:
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.error.message}
+            raise
+        finally:
+            record.duration = time.perf_counter() - clock
+            self._record(record)
 
     # -- change notifications -----------------------------------------------------------------
     async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
@@ -392,6 +435,13 @@ class ToolServer:
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
         self.listen_handler.close()
+
+
+def _dumped(result: Any) -> dict[str, Any]:
+    if hasattr(result, "model_dump"):
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+    return dict(result) if isinstance(result, dict) else {}
 
 
 def _client_name(ctx: ServerRequestContext[Any]) -> str | None:

@@ -63,7 +63,8 @@ def test_clicking_a_prompt_decides_the_waiting_call(catalogue: Catalogue, button
         assert expected in result.content[0].text
         assert prompt.decision in ("approved", "denied") and prompt.approve_button.disabled
         assert panel.approvals.children == ()  # answered prompts leave the panel
-        assert "delete_row" in panel.activity.children[-1].children[0].value
+        rows = [row.children[0].value for row in panel.activity.children]
+        assert any("tools/call" in row and "delete_row" in row for row in rows)
         assert repr(panel) == f"<MCP server panel: {srv.url}, approval='ask'>"
     finally:
         srv.stop()
@@ -87,13 +88,24 @@ def test_panel_shows_calls_waiting_before_it_was_made(catalogue: Catalogue) -> N
 
 
 @pytest.mark.kernel
-def test_approve_in_a_real_kernel_with_the_message_a_browser_sends() -> None:
+@pytest.mark.parametrize(
+    ("button", "expected", "decision"),
+    [
+        ("Approve", "wiped sales", "approved"),
+        ("Deny", "declined", "denied"),
+        (None, "within 2 s", "timeout"),  # nobody clicks
+    ],
+)
+def test_decide_in_a_real_kernel_with_the_message_a_browser_sends(
+    button: str | None, expected: str, decision: str
+) -> None:
     kernel = Kernel()
     try:
         kernel.run(
             textwrap.dedent(
                 '''
                 %load_ext mcp_notebook
+                import mcp_notebook
                 from mcp_notebook import tool
 
                 @tool(destructive=True)
@@ -101,7 +113,8 @@ def test_approve_in_a_real_kernel_with_the_message_a_browser_sends() -> None:
                     """Delete every row of a table."""
                     return f"wiped {table}"
 
-                srv = %mcp_serve
+                srv = mcp_notebook.serve(approval_timeout=2)
+                display(srv.panel())
                 '''
             )
         ).raise_for_error()
@@ -112,17 +125,19 @@ def test_approve_in_a_real_kernel_with_the_message_a_browser_sends() -> None:
 
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             pending = pool.submit(outside_call, Remote, "wipe", {"table": "sales"})
-            button = kernel.wait_for_comm(
-                lambda state: (
-                    state.get("_model_name") == "ButtonModel" and state.get("description") == "Approve"
-                )
-            )["comm_id"]
-            # A person sees the buttons once their row exists (its handlers are set by then): wait for it.
-            kernel.wait_for_comm(lambda state: f"IPY_MODEL_{button}" in state.get("children", []))
-            kernel.click(button)
+            if button is not None:
+                found = kernel.wait_for_comm(
+                    lambda state: (
+                        state.get("_model_name") == "ButtonModel" and state.get("description") == button
+                    )
+                )["comm_id"]
+                # A person sees the buttons once their row exists (its handlers are set by then): wait for it.
+                kernel.wait_for_comm(lambda state: f"IPY_MODEL_{found}" in state.get("children", []))
+                kernel.click(found)
             result = pending.result(30)
-        assert result.is_error is False and result.content[0].text == "wiped sales"
-        assert kernel.json("srv.calls[-1].decision") == "approved"
+        assert expected in result.content[0].text
+        assert result.is_error is (decision != "approved")
+        assert kernel.json("srv.calls[-1].decision") == decision
     finally:
         kernel.shutdown()
 
@@ -191,14 +206,16 @@ def test_activity_shows_the_wire_and_exports_jsonl(catalogue: Catalogue, tmp_pat
         for word in ("a", "b", "c"):
             outside_call(srv, "echo", {"text": word})
         assert [record.arguments["text"] for record in srv.calls] == ["b", "c"]  # a bounded ring
-        details = html.unescape(panel.activity.children[-1].children[1].children[0].value)
+        call_rows = [row for row in panel.activity.children if "tools/call" in row.children[0].value]
+        details = html.unescape(call_rows[-1].children[1].children[0].value)
         assert '"method": "tools/call"' in details and '"jsonrpc": "2.0"' in details
         assert '"result": {' in details and "printed by the tool" in details
         path = tmp_path / "activity.jsonl"
         assert srv.export_activity(path) == 2
         lines = [json.loads(line) for line in path.read_text().splitlines()]
-        assert lines[-1]["request"]["params"] == {"name": "echo", "arguments": {"text": "c"}}
-        assert lines[-1]["response"]["result"]["content"][0]["text"] == "c"
+        last_call = [line for line in lines if line["method"] == "tools/call"][-1]
+        assert last_call["request"]["params"] == {"name": "echo", "arguments": {"text": "c"}}
+        assert last_call["response"]["result"]["content"][0]["text"] == "c"
     finally:
         srv.stop()
 
@@ -246,5 +263,36 @@ def test_try_it_form_is_generated_from_the_schema_and_calls_the_tool(catalogue: 
             "tags": ["rain"],
         }
         view.close()
+    finally:
+        srv.stop()
+
+
+def test_every_request_is_in_the_activity_log_with_its_wire(catalogue: Catalogue) -> None:
+    from mcp_notebook import publish
+    from tests.conftest import serve_unattended
+
+    publish("hello", "notes://hi", name="hi", catalogue=catalogue)
+    srv = serve_unattended(catalogue)
+    try:
+        panel = srv.panel()
+
+        async def main() -> None:
+            async with connect(srv, "legacy") as client:
+                await client.list_resources()
+                await client.read_resource("notes://hi")
+                with pytest.raises(Exception, match="notes://nope"):
+                    await client.read_resource("notes://nope")
+
+        anyio.run(main)
+        methods = [(r.method, r.outcome) for r in srv.activity]
+        assert ("resources/list", "ok") in methods and ("resources/read", "ok") in methods
+        assert ("resources/read", "error -32002") in methods and srv.calls == []
+        failed = next(r for r in srv.activity if r.is_error).wire()
+        assert (
+            failed["request"]["params"] == {"uri": "notes://nope"}
+            and failed["response"]["error"]["code"] == -32002
+        )
+        lines = [html.unescape(row.children[0].value) for row in panel.activity.children]
+        assert any("resources/read" in line and "notes://hi" in line for line in lines)
     finally:
         srv.stop()
