@@ -384,19 +384,22 @@ def list_tools(
     """Every tool the target lists (all pages), as JSON dicts."""
 
     async def do(client: Any) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(
-                tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in page.tools
-            )
-            cursor = page.next_cursor
-            if not cursor:
-                return tools
+        return await _all_pages(client.list_tools, "tools")
 
     result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
     return result
+
+
+async def _all_pages(method: Any, attribute: str) -> list[dict[str, Any]]:
+    """Every item of a paginated */list, following nextCursor to the end."""
+    items: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await method(cursor=cursor)
+        items.extend(_dump(item) for item in getattr(page, attribute))
+        cursor = page.next_cursor
+        if not cursor:
+            return items
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -460,19 +463,10 @@ def list_resources(
     """All resources and resource templates of the target: ``{"resources": [...], "templates": [...]}``."""
 
     async def do(client: Any) -> dict[str, list[dict[str, Any]]]:
-        found: dict[str, list[dict[str, Any]]] = {"resources": [], "templates": []}
-        for key, method, attribute in (
-            ("resources", client.list_resources, "resources"),
-            ("templates", client.list_resource_templates, "resource_templates"),
-        ):
-            cursor = None
-            while True:
-                page = await method(cursor=cursor)
-                found[key].extend(_dump(item) for item in getattr(page, attribute))
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        return found
+        return {
+            "resources": await _all_pages(client.list_resources, "resources"),
+            "templates": await _all_pages(client.list_resource_templates, "resource_templates"),
+        }
 
     listed: dict[str, list[dict[str, Any]]] = request(
         do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
@@ -491,14 +485,7 @@ def list_prompts(
     """Every prompt the target lists (all pages), as JSON dicts."""
 
     async def do(client: Any) -> list[dict[str, Any]]:
-        prompts: list[dict[str, Any]] = []
-        cursor = None
-        while True:
-            page = await client.list_prompts(cursor=cursor)
-            prompts.extend(_dump(item) for item in page.prompts)
-            cursor = page.next_cursor
-            if not cursor:
-                return prompts
+        return await _all_pages(client.list_prompts, "prompts")
 
     listed: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
     return listed

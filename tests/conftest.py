@@ -25,6 +25,19 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         os.environ["MCP_NOTEBOOK_CACHE_DIR"] = before
 
 
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    """Messages in English whatever the machine's locale; a test that wants Korean switches itself."""
+    from mcp_notebook import get_language, set_language
+
+    before = get_language()
+    set_language("en")
+    try:
+        yield
+    finally:
+        set_language(before)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

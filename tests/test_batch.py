@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import jsonschema
 import pytest
 
-from mcp_notebook import get_language, set_language
+from mcp_notebook import set_language
 from mcp_notebook._batch import BatchResult
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 def cards(ok: list[int], failed: list[int]) -> BatchResult:

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from mcp_notebook import Catalogue, ToolDefinitionError, get_language, set_language, tool
+from mcp_notebook import Catalogue, ToolDefinitionError, set_language, tool
 from mcp_notebook._catalogue import check_tool_name, make_entry
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    # The starting language comes from the environment (LANG=ko...); the assertions here are in English.
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 def events_of(catalogue: Catalogue) -> list[str]:

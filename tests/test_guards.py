@@ -6,13 +6,12 @@ import datetime as dt
 import json
 import stat
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mcp_notebook import ToolError, get_language, set_language
+from mcp_notebook import ToolError, set_language
 from mcp_notebook._guards import (
     AuditLog,
     RateLimited,
@@ -22,16 +21,6 @@ from mcp_notebook._guards import (
     sanitize_result,
     sanitize_text,
 )
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 class Clock:

@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
 
 import pytest
 
-from mcp_notebook import ToolError, get_language, set_language
+from mcp_notebook import ToolError, set_language
 from mcp_notebook._handles import HandleError, HandleStore
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 class Clock:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook import ToolError, get_language, set_language
+from mcp_notebook import ToolError, set_language
 from mcp_notebook import _idempotency as idempotency_module
 from mcp_notebook._idempotency import (
     IdempotencyConflict,
@@ -22,16 +22,6 @@ from mcp_notebook._idempotency import (
 
 KEY = "k-0123456789abcdef"
 OTHER_KEY = "k-fedcba9876543210"
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 class Clock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -13,7 +13,7 @@ import annotated_types
 import nbformat
 import pytest
 
-from mcp_notebook import Catalogue, get_language, set_language, tool
+from mcp_notebook import Catalogue, set_language, tool
 from mcp_notebook import _lint_notebook as lint_notebook_module
 from mcp_notebook._catalogue import ToolEntry, make_entry
 from mcp_notebook._lint import (
@@ -25,16 +25,6 @@ from mcp_notebook._lint import (
     main_lint,
 )
 from mcp_notebook._text import _MESSAGES
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 class Placed(TypedDict):

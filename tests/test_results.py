@@ -11,26 +11,13 @@ import io
 import json
 import math
 import uuid
-from collections.abc import Iterator
 from typing import Any, TypedDict
 
 import pytest
 from pydantic import BaseModel
 
-from mcp_notebook import get_language, set_language
 from mcp_notebook._catalogue import make_entry
 from mcp_notebook._results import error_result, to_jsonable, to_result
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    # The starting language comes from the environment (LANG=ko...); the assertions here are in English.
-    before = get_language()
-    set_language("en")
-    try:
-        yield
-    finally:
-        set_language(before)
 
 
 def image_bytes(fmt: str) -> bytes:

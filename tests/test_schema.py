@@ -20,14 +20,6 @@ from mcp_notebook._errors import ToolDefinitionError
 from mcp_notebook._schema import FunctionSchema, UnsupportedTypeError, function_schema, type_schema
 
 
-@pytest.fixture(autouse=True)
-def english() -> Any:
-    before = _text.get_language()
-    _text.set_language("en")
-    yield
-    _text.set_language(before)
-
-
 def checked(schema: dict[str, Any] | None) -> Any:
     """Every schema we hand out must itself be a valid Draft 2020-12 schema."""
     assert schema is not None
