@@ -53,8 +53,7 @@ def test_await_waits_for_the_decision(deleting: list[int]) -> None:
     pending = mcp_notebook.call("delete_row", {"row": 5}, confirm=True)
 
     async def main() -> Any:
-        waiting = asyncio.ensure_future(pending._wait_async())
-        await asyncio.sleep(0)  # let the awaiting task start before the decision (not a time-based wait)
+        waiting = asyncio.ensure_future(pending._wait_async())  # awaiting before any decision exists
         pending.approve()
         return await waiting
 
