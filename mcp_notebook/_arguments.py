@@ -11,14 +11,13 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import functools
 import inspect
 import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, get_args, get_origin
-
-import jsonschema
 
 from ._quickcheck import quick_check
 from ._schema import (
@@ -57,9 +56,18 @@ def _format_check(parse: Callable[[str], Any]) -> Callable[[object], bool]:
     return check
 
 
-_FORMATS = jsonschema.FormatChecker(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
-for _format, _tp in (("date-time", dt.datetime), ("date", dt.date), ("time", dt.time), ("uuid", uuid.UUID)):
-    _FORMATS.checks(_format, raises=ValueError)(_format_check(_PARSERS[_tp]))
+@functools.cache
+def _formats() -> Any:
+    """The format checker, built on first use: importing jsonschema can take most of a second
+    (with the optional format libraries that JupyterLab installs), which `%load_ext` must not pay."""
+    import jsonschema
+
+    formats = jsonschema.FormatChecker(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+    for name, tp in (("date-time", dt.datetime), ("date", dt.date), ("time", dt.time), ("uuid", uuid.UUID)):
+        formats.checks(name, raises=ValueError)(_format_check(_PARSERS[tp]))
+    return formats
+
+
 _VALIDATORS: dict[int, tuple[Mapping[str, Any], Validator]] = {}
 _QUICK: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
 
@@ -70,7 +78,9 @@ def compile_validator(schema: Mapping[str, Any]) -> Validator:
     # The schema itself is kept in the cache, so its id cannot be reused by another object.
     if cached is not None and cached[0] is schema:
         return cached[1]
-    validator = jsonschema.Draft202012Validator(schema, format_checker=_FORMATS)
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema, format_checker=_formats())
     if len(_VALIDATORS) >= 512:
         _VALIDATORS.clear()
     _VALIDATORS[id(schema)] = (schema, validator)

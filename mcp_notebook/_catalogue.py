@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
-import jsonschema
-
 from ._arguments import argument_converter, compile_validator
 from ._errors import ToolDefinitionError
 from ._idempotency import KEY_PARAMETER, idempotency_key_schema
@@ -201,6 +199,8 @@ def make_entry(
 
 def _check_output_schema(name: str, schema: dict[str, Any]) -> None:
     # Spec 2025-11-25 server/tools "Output Schema": structuredContent is a JSON object, so the root is one.
+    import jsonschema  # only for an explicit override: defining a tool stays cheap
+
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:

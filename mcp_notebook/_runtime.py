@@ -317,6 +317,9 @@ def serve(
             sock.close()
             raise ServerError(t("serve.failed", error=exc)) from exc
         install_capture(lambda: runtime.thread)
+        # Importing jsonschema can take most of a second; do it now, in the background, rather than
+        # during the first call a client makes.
+        portal.start_task_soon(anyio.to_thread.run_sync, _warm_up)
         unsubscribe = tools.catalogue.subscribe(_debounced_notifier(portal, tools))
 
         def stop() -> None:
@@ -352,6 +355,12 @@ def current_server() -> ServerHandle | None:
     """The running in-kernel server, or None."""
     server = runtime.server
     return server if server is not None and server.running else None
+
+
+def _warm_up() -> None:
+    from ._arguments import _formats
+
+    _formats()
 
 
 def _bind(host: str, port: int) -> socket.socket:
