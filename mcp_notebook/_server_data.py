@@ -115,14 +115,22 @@ class DataHandlers:
         if kept is not None:
             return {"resultType": "complete", "contents": kept}
         found = self.catalogue.find_resource(uri)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        not_found = MCPError(
+            types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND_HANDSHAKE,
+            t("resource.unknown", uri=uri),
+            data={"uri": uri},
+        )
         if found is None:
-            modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-            code = types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND_HANDSHAKE
-            raise MCPError(code, t("resource.unknown", uri=uri), data={"uri": uri})
+            raise not_found
         entry, variables = found
         fn = entry.read if isinstance(entry, ResourceEntry) else entry.fn
         try:
             value, _ = await self.runner.run(fn, variables)
+        except LookupError:
+            # A template matched, but its function knows no such item (KeyError, IndexError ...):
+            # that is "resource not found", in the era's own code.
+            raise not_found from None
         except Exception as exc:
             # A resource has no error result, unlike a tool: a failed read is a JSON-RPC error.
             raise MCPError(

@@ -354,3 +354,20 @@ async def test_handshake_clients_hear_prompt_and_resource_list_changes(
                 define(catalogue)
                 with anyio.move_on_after(0.5):
                     await both.wait()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_template_that_knows_no_such_item_says_not_found(
+    server: Any, catalogue: Catalogue, mode: Any
+) -> None:
+    totals = {"north": 10}
+
+    @resource("data://totals/{region}", catalogue=catalogue)
+    def total(region: str) -> int:
+        """Sales total of one region."""
+        return totals[region]  # KeyError for an unknown region
+
+    async with connect(server, mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("data://totals/atlantis")
+    assert caught.value.code == (-32002 if mode == "legacy" else -32602)
