@@ -183,17 +183,21 @@ def _describe(exc: BaseException) -> str:
 def _resolve_target(
     url: str | None, token: str | None, stdio: str | None, mode: str
 ) -> tuple[tuple[str, ...], Callable[[], Any], str]:
+    # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
+    import mcp_types
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     from ._asks import elicitation_callback, sampling_callback
+    from ._version import __version__
 
-    # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     asks: dict[str, Any] = {
         "elicitation_callback": elicitation_callback,
         "sampling_callback": sampling_callback,
+        # How this client introduces itself to servers (their approval prompts and logs show it).
+        "client_info": mcp_types.Implementation(name="mcp-notebook", version=__version__),
     }
     if stdio is not None:
         argv = shlex.split(stdio)

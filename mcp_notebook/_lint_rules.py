@@ -58,7 +58,7 @@ _FILLER_WORDS = _words(
 _CLOSED_SET_WORDS = _words(
     "type status state kind mode unit category level format sort order direction priority severity role "
     "color colour lang language currency country gender tier plan method strategy scope visibility variant "
-    "style theme size"
+    "style theme size action operation"
 )
 _IDENTIFIER_WORDS = _words(
     "id ids name key url uri path query text description note comment message title body content"
@@ -182,7 +182,8 @@ class _Check:
         if not read_only and KEY_PARAMETER not in properties and notes.get("idempotentHint") is not True:
             self.add("MCP030")
         # approval="always" asks a person even when the server runs with approval="auto".
-        if destructive and self.entry.approval != "always":
+        # A hidden tool (expose=False) is only ever called by the person at the notebook.
+        if destructive and self.entry.approval != "always" and getattr(self.entry, "expose", True):
             self.add("MCP031")
 
     def output(self) -> None:

@@ -213,16 +213,32 @@ class ToolServer:
             visible = [e.name for e in self.catalogue.tools() if e.expose or local]
             near = self.catalogue.near_names(params.name, among=visible)
             hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
-            raise MCPError(
+            error = MCPError(
                 types.INVALID_PARAMS,
                 t("call.unknown_tool", name=params.name, hint=hint),
                 data={"tool": params.name, "suggestions": near},
             )
+            # The activity log shows protocol errors too: learners compare them with tool errors.
+            refused = CallRecord(
+                tool=params.name,
+                arguments=dict(params.arguments or {}),
+                client="notebook" if local else _client_name(ctx),
+                protocol_version=ctx.protocol_version,
+                started=time.time(),
+                request_id=ctx.request_id,
+                outcome=f"error {types.INVALID_PARAMS}",
+                is_error=True,
+                error={"code": types.INVALID_PARAMS, "message": error.error.message},
+            )
+            self.activity.append(refused)
+            for listener in list(self.call_listeners):
+                listener(refused)
+            raise error
         arguments = dict(params.arguments or {})
         record = CallRecord(
             tool=entry.name,
             arguments=arguments,
-            client=_client_name(ctx),
+            client="notebook" if local else _client_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,

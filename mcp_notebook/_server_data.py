@@ -175,10 +175,12 @@ class DataHandlers:
     async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
         entry = self.catalogue.get_prompt(params.name)
         if entry is None:
+            near = self.catalogue.near_names(params.name, among=[p.name for p in self.catalogue.prompts()])
+            hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
             raise MCPError(
                 types.INVALID_PARAMS,
-                t("prompt.unknown", name=params.name, hint=""),
-                data={"prompt": params.name},
+                t("prompt.unknown", name=params.name, hint=hint),
+                data={"prompt": params.name, "suggestions": near},
             )
         arguments = dict(params.arguments or {})
         problems = entry.problems(arguments)

@@ -196,6 +196,7 @@ async def test_prompt_errors_name_what_is_wrong(server: Any, catalogue: Catalogu
         with pytest.raises(MCPError) as wrong:
             await client.get_prompt("review", {"code": "x", "language": "cobol"})
     assert unknown.value.code == -32602 and "'reveiw'" in unknown.value.error.message
+    assert "Did you mean 'review'" in unknown.value.error.message
     assert missing.value.code == -32602 and "'code'" in missing.value.error.message
     assert (
         wrong.value.code == -32602 and "'cobol' is not one of ['python', 'sql']" in wrong.value.error.message

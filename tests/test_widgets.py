@@ -12,6 +12,7 @@ import anyio
 import pytest
 from annotated_types import Ge, Le
 
+import mcp_notebook
 from mcp_notebook import Catalogue, serve, tool
 from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
 from tests.conftest import connect
@@ -294,5 +295,19 @@ def test_every_request_is_in_the_activity_log_with_its_wire(catalogue: Catalogue
         )
         lines = [html.unescape(row.children[0].value) for row in panel.activity.children]
         assert any("resources/read" in line and "notes://hi" in line for line in lines)
+    finally:
+        srv.stop()
+
+
+def test_an_unknown_tool_is_in_the_activity_log_as_a_protocol_error(catalogue: Catalogue) -> None:
+    from tests.conftest import serve_unattended
+
+    srv = serve_unattended(catalogue)
+    try:
+        with pytest.raises(mcp_notebook.ProtocolError):
+            mcp_notebook.call("no_such_tool")
+        refused = srv.activity[-1]
+        assert refused.tool == "no_such_tool" and refused.wire()["response"]["error"]["code"] == -32602
+        assert srv.calls == []  # not a tool call that ran
     finally:
         srv.stop()

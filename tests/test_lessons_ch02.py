@@ -1,0 +1,309 @@
+"""Chapter 02 (Resources): every checker accepts a right answer, rejects typical wrong ones with the
+advice meant for them, knows when nothing was tried, and ends its hint ladder. The "write a resource
+template" exercise is checked through the real in-kernel server (templates list, reads, completion)."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import mcp_notebook
+from mcp_notebook import Catalogue, _text, resource, set_language
+from mcp_notebook.lessons import Exercise, ShortAnswer, ch02, normalize
+from mcp_notebook.lessons.ch02 import REGION_SALES, ResourceExercise
+
+EXERCISES: dict[str, Exercise] = {name: getattr(ch02, name) for name in ch02.__all__}
+WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ResourceExercise)}
+TEMPLATE = "data://sales/{region}"
+
+RIGHT: dict[str, Any] = {
+    "q1": {
+        "log_tail": "Resource",
+        "restart_service": "tool",
+        "incident_report": "프롬프트",
+        "runbook": "리소스",
+        "search_tickets": "도구",
+    },
+    "q2": " Resources/Templates/List ",
+    "q3": ["text", "blob", "텍스트", "binary", "TEXT"],
+    "q4": "(b)",
+}
+
+WRONG: list[tuple[str, Any, str]] = [
+    ("q1", {**RIGHT["q1"], "log_tail": "prompt"}, "대화에 붙일 데이터인가요"),
+    ("q1", {**RIGHT["q1"], "log_tail": "tool"}, "모델이 아무것도 부르지 않았습니다"),
+    ("q1", {**RIGHT["q1"], "runbook": "tool"}, "모델의 결정이 끼어들 자리"),
+    ("q1", {**RIGHT["q1"], "restart_service": "resource"}, "무언가를 바꾸는 동작"),
+    ("q1", {**RIGHT["q1"], "incident_report": "tool"}, "모델이 아니라 사람"),
+    ("q1", {**RIGHT["q1"], "search_tickets": "prompt"}, "'search_tickets': Prompt(프롬프트)(으)로 골랐습니다"),
+    ("q2", "resources/list", "고정 URI만"),
+    ("q2", "resources/read", "URI를 이미 알 때"),
+    ("q2", "templates/list", "같은 접두어"),
+    ("q2", "list_resource_templates", "SDK 클라이언트의 파이썬 메서드"),
+    ("q2", "resources/templates", "기대한 답이 아닙니다"),
+    ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "text", "settings_json": "text"}, "메모장"),
+    ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "blob"}, "base64로 감쌀 필요"),
+    ("q3", {"readme": "text", "logo": "text", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "text"}, "'logo': text(글)(으)로 골랐습니다"),
+    ("q4", "A", "알림은 가볍게"),
+    ("q4", "C", "한 번 알리고 끝나지 않습니다"),
+    ("q4", "D", "내용은 주지 않습니다"),
+]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def fresh_exercises() -> Iterator[None]:
+    before = _text.get_language()
+    set_language("ko")
+    for exercise in EXERCISES.values():
+        exercise.reset()
+    try:
+        yield
+    finally:
+        set_language(before)
+        for exercise in EXERCISES.values():
+            exercise.reset()
+
+
+@pytest.fixture
+def server(catalogue: Catalogue) -> Iterator[Any]:
+    """The in-kernel server with its default policy: the checker's requests are the notebook's own."""
+    srv = mcp_notebook.serve(catalogue=catalogue)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
+    assert len(EXERCISES) >= 3
+    assert set(RIGHT) == set(WORD_EXERCISES)
+    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
+
+
+# -- words ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(RIGHT))
+def test_a_right_answer_is_accepted(key: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(RIGHT[key])
+    assert feedback.correct, repr(feedback)
+    assert exercise.status == "correct" and "정답입니다" in repr(exercise)
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
+)
+def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(answer)
+    assert feedback.kind == "incorrect" and not feedback
+    assert advice in repr(feedback), repr(feedback)
+    assert f"{exercise.name}.hint()" in repr(feedback)
+    assert exercise.status == "incorrect" and "시도 1번" in repr(exercise)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_nothing_to_check_is_not_attempted(key: str) -> None:
+    exercise = EXERCISES[key]
+    for shown in (repr(exercise), exercise._repr_html_(), repr(exercise.check())):
+        assert "아직 시도하지 않았습니다" in shown
+    assert exercise.check().kind == "not_attempted" and exercise.attempts == 0
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_a_blank_template_is_not_attempted(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    expected = getattr(exercise, "expected", None)
+    blank: Any = dict.fromkeys(expected, ...) if expected else ...
+    assert exercise.check(blank).kind == "not_attempted"
+    assert exercise.check("  ").kind == "not_attempted"
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_hint_ladder_climbs_one_rung_at_a_time_and_ends(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.hint_count >= 2
+    seen = []
+    for rung in range(1, exercise.hint_count + 1):
+        hint = exercise.hint()
+        assert hint.kind == "hint" and f"힌트 {rung}/{exercise.hint_count}" in repr(hint)
+        seen.append(repr(hint))
+    assert len(set(seen)) == exercise.hint_count
+    for _ in range(2):
+        end = exercise.hint()
+        assert end.kind == "no_more_hints" and f"{exercise.name}.solution()" in repr(end)
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_hints_do_not_give_the_answer_away(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    hints = [repr(exercise.hint()) for _ in range(exercise.hint_count)]
+    if isinstance(exercise, ShortAnswer):
+        assert not any(normalize(exercise.model_answer) in normalize(h) for h in hints)
+    solution = repr(exercise.solution())
+    assert not any(solution.split("\n", 2)[-1] in h for h in hints)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_solution_shows_a_model_answer_and_why(key: str) -> None:
+    solution = EXERCISES[key].solution()
+    assert solution.kind == "solution" and solution.code
+    assert "모범 답안" in repr(solution) and "설명:" in repr(solution)
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_the_model_answer_is_a_right_answer(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    namespace: dict[str, Any] = {}
+    exec(exercise.solution_code(), namespace)
+    assert exercise.check(namespace[str(exercise.variable)]).correct
+
+
+def test_check_reads_the_answer_from_the_notebook() -> None:
+    shell = InteractiveShell.instance()
+    saved = dict(shell.user_ns)
+    try:
+        shell.user_ns["q2_answer"] = "resources/list"
+        assert "고정 URI만" in repr(ch02.q2.check())
+        shell.user_ns["q2_answer"] = "resources/templates/list"
+        assert ch02.q2.check().correct
+    finally:
+        shell.user_ns.clear()
+        shell.user_ns.update(saved)
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_each_chapter_message_is_in_korean_and_english() -> None:
+    prefixes = ("lessons.ch02.", "lessons.resource.", "lessons.vocab.ch02_contents.")
+    keys = [key for key in _text.all_keys() if key.startswith(prefixes)]
+    assert len(keys) > 40
+    for key in keys:
+        messages = _text._MESSAGES[key]
+        assert set(messages) == {"en", "ko"}, key
+        assert fields(messages["en"]) == fields(messages["ko"]), key
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
+
+
+def test_english_is_there_too() -> None:
+    set_language("en")
+    assert "not attempted yet" in repr(ch02.q5)
+    assert "`resources/list` shows only fixed URIs" in repr(ch02.q2.check("resources/list"))
+    assert "Hint 1/3" in repr(ch02.q5.hint())
+
+
+# -- "write a resource template", through the real server ----------------------------------------
+def define_sales(catalogue: Catalogue, flaw: str | None = None) -> None:
+    """A data://sales/{region} resource: right, or with one typical flaw."""
+    uri = {"static": "data://sales/north", "variable_name": "data://sales/{name}"}.get(flaw or "", TEMPLATE)
+    completers = None if flaw == "no_completion" else {"region": list(REGION_SALES)}
+    doc = None if flaw == "no_description" else "Total sales of one region, in millions of won."
+
+    if flaw == "static":
+
+        def sales_by_region() -> dict[str, Any]:
+            return {"region": "north", "total": 120}
+
+    elif flaw == "variable_name":
+
+        def sales_by_region(name: str) -> dict[str, Any]:  # type: ignore[misc]
+            return {"region": name, "total": REGION_SALES[name]}
+
+    elif flaw == "text":
+
+        def sales_by_region(region: str) -> Any:  # type: ignore[misc]
+            return f"{region}: {REGION_SALES[region]}"
+
+    elif flaw == "zero_for_unknown":
+
+        def sales_by_region(region: str) -> dict[str, Any]:  # type: ignore[misc]
+            return {"region": region, "total": REGION_SALES.get(region, 0)}
+
+    else:
+
+        def sales_by_region(region: str) -> dict[str, Any]:  # type: ignore[misc]
+            if region not in REGION_SALES:
+                raise KeyError(f"No region {region}")
+            return {"region": region, "total": REGION_SALES[region]}
+
+    sales_by_region.__doc__ = doc
+    resource(uri, completers=None if flaw == "static" else completers, catalogue=catalogue)(sales_by_region)
+
+
+def test_a_good_template_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    define_sales(catalogue)
+    before = len(server.activity)
+    feedback = ch02.q5.check()
+    assert feedback.correct, repr(feedback)
+    assert "resources/read(3번)" in repr(feedback) and "completion/complete(2번)" in repr(feedback)
+    seen = [(r.method, r.tool, r.is_error) for r in server.activity[before:] if r.method != "initialize"]
+    assert ("resources/templates/list", "", False) in seen
+    reads = [(uri, failed) for method, uri, failed in seen if method == "resources/read"]
+    assert reads == [
+        ("data://sales/north", False),
+        ("data://sales/west", False),
+        ("data://sales/atlantis", True),
+    ]
+    assert [m for m, _, _ in seen].count("completion/complete") == 2
+
+
+def test_a_template_written_with_literal_is_accepted_too(server: Any, catalogue: Catalogue) -> None:
+    @resource(TEMPLATE, catalogue=catalogue)
+    def sales_by_region(region: Literal["north", "south", "east", "west"]) -> dict[str, Any]:
+        """Total sales of one region, in millions of won."""
+        return {"region": region, "total": REGION_SALES[region]}
+
+    assert ch02.q5.check().correct
+    assert ch02.q5.check(sales_by_region).correct
+    assert ch02.q5.check(TEMPLATE).correct
+
+
+@pytest.mark.parametrize(
+    ("flaw", "advice"),
+    [
+        ("static", "'data://sales/north'은(는) 변수가 없는 고정 URI"),
+        ("variable_name", "템플릿이 'data://sales/{name}'입니다"),
+        ("no_description", "설명(description)이 없거나 너무 짧습니다(0자)"),
+        ("text", "dict는 JSON으로 직렬화되어"),
+        ("zero_for_unknown", "data://sales/atlantis을(를) 읽었더니 내용이 돌아왔습니다"),
+        ("zero_for_unknown", "raise KeyError"),
+        ("no_completion", "region에 ''까지 입력했을 때의 자동 완성 후보가 []입니다"),
+        ("no_completion", "completers="),
+    ],
+)
+def test_a_flawed_template_is_rejected_with_the_right_advice(
+    server: Any, catalogue: Catalogue, flaw: str, advice: str
+) -> None:
+    define_sales(catalogue, flaw)
+    feedback = ch02.q5.check()
+    assert feedback.kind == "incorrect", repr(feedback)
+    assert advice in repr(feedback), repr(feedback)
+    assert ch02.q5.status == "incorrect"
+
+
+def test_a_function_without_resource_is_named_as_such(server: Any) -> None:
+    def sales_by_region(region: str) -> dict[str, Any]:
+        return {"region": region}
+
+    assert ch02.q5.check().kind == "not_attempted"
+    assert "리소스로 등록되지 않았습니다" in repr(ch02.q5.check(sales_by_region))
+    assert "resources/templates/list에 'data://sales/{x}'이(가) 없습니다" in repr(
+        ch02.q5.check("data://sales/{x}")
+    )
+
+
+def test_the_model_answer_works_and_the_checker_starts_and_stops_a_server_when_none_runs() -> None:
+    assert mcp_notebook.current_server() is None
+    exec(ch02.q5.solution_code(), {})
+    try:
+        feedback = ch02.q5.check()
+        assert feedback.correct, repr(feedback)
+    finally:
+        mcp_notebook.default_catalogue.remove_resource(TEMPLATE)
+    assert mcp_notebook.current_server() is None
+    assert ch02.q5.check().kind == "not_attempted"

@@ -1,0 +1,416 @@
+"""Chapter 03 (Prompts): every checker accepts a right answer, rejects typical wrong ones with the
+advice meant for them, knows when nothing was tried, and ends its hint ladder. The "write a
+prompt" exercise is checked through the real in-kernel server (prompts/list, completion/complete,
+prompts/get)."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import nbformat
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import mcp_notebook
+from mcp_notebook import Catalogue, _text, prompt, set_language, tool
+from mcp_notebook.lessons import Exercise, ShortAnswer, ch03, normalize
+
+EXERCISES: dict[str, Exercise] = {name: getattr(ch03, name) for name in ch03.__all__}
+WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ch03.PromptExercise)}
+
+RIGHT: dict[str, Any] = {
+    "q1": " b ",
+    "q2": "`completion/complete`",
+    "q3": "(B)",
+    "q4": {
+        "monthly_revenue": "프롬프트",
+        "execute_query": "Tool",
+        "orders_schema": "resource",
+        "slow_queries_report": "prompt",
+        "explain_plan": "도구",
+        "create_ticket": "tool",
+        "sql_style_guide": "리소스",
+    },
+}
+
+WRONG: list[tuple[str, Any, str]] = [
+    ("q1", "A", "도구의 inputSchema 이야기"),
+    ("q1", "C", "`arguments` 목록이 함께 옵니다"),
+    ("q1", "D", "기본값을 적는 자리가 없습니다"),
+    ("q2", "prompts/get", "완성된 메시지를 받아 오는 요청"),
+    ("q2", "prompts/complete", "리소스 템플릿의 변수에도"),
+    ("q2", "complete", "묶음 이름까지"),
+    ("q2", "prompts/list", "후보는 주지 않습니다"),
+    ("q2", "resources/read", "기대한 답이 아닙니다"),
+    ("q3", "A", "중요도의 문제가 아닙니다"),
+    ("q3", "C", "-32603"),
+    ("q3", "D", "방향이 반대입니다"),
+    ("q4", {**RIGHT["q4"], "create_ticket": "prompt"}, "사람이 말로 부탁했다고 해서"),
+    ("q4", {**RIGHT["q4"], "monthly_revenue": "tool"}, "흐름을 쥔 쪽이 사람이면"),
+    ("q4", {**RIGHT["q4"], "slow_queries_report": "tool"}, "슬래시(`/`)로 시작하는"),
+    ("q4", {**RIGHT["q4"], "orders_schema": "tool"}, "배경 지식은 앱이 먼저"),
+    ("q4", {**RIGHT["q4"], "sql_style_guide": "prompt"}, "규칙 문서는 사람이 명령으로"),
+    ("q4", {**RIGHT["q4"], "explain_plan": "prompt"}, "'explain_plan': Prompt(프롬프트)(으)로 골랐습니다"),
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh_exercises() -> Iterator[None]:
+    before = _text.get_language()
+    set_language("ko")
+    for exercise in EXERCISES.values():
+        exercise.reset()
+    try:
+        yield
+    finally:
+        set_language(before)
+        for exercise in EXERCISES.values():
+            exercise.reset()
+
+
+@pytest.fixture
+def server(catalogue: Catalogue) -> Iterator[Any]:
+    """The in-kernel server with its default policies: the checker is a client like any other."""
+    srv = mcp_notebook.serve(catalogue=catalogue)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    saved = dict(ip.user_ns)
+    try:
+        yield ip
+    finally:
+        ip.user_ns.clear()
+        ip.user_ns.update(saved)
+
+
+def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
+    assert len(EXERCISES) >= 3
+    assert set(RIGHT) == set(WORD_EXERCISES)
+    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
+
+
+# -- words ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(RIGHT))
+def test_a_right_answer_is_accepted(key: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(RIGHT[key])
+    assert feedback.correct, repr(feedback)
+    assert "정답입니다" in repr(feedback) and exercise.status == "correct"
+    assert "정답입니다" in repr(exercise) and "정답입니다" in exercise._repr_html_()
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
+)
+def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(answer)
+    assert feedback.kind == "incorrect" and not feedback
+    assert advice in repr(feedback), repr(feedback)
+    assert f"{key}.hint()" in repr(feedback)
+    assert "시도 1번" in repr(exercise)
+
+
+def test_the_classification_covers_all_three_primitives() -> None:
+    assert set(ch03.q4.expected.values()) == {"tool", "resource", "prompt"}
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_nothing_to_check_is_not_attempted(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.status == "not_attempted"
+    for shown in (repr(exercise), exercise._repr_html_(), repr(exercise.check())):
+        assert "아직 시도하지 않았습니다" in shown
+    assert exercise.check().kind == "not_attempted" and exercise.attempts == 0
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_a_blank_template_is_not_attempted(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    expected = getattr(exercise, "expected", None)
+    blank: Any = dict.fromkeys(expected, ...) if expected else ...
+    assert exercise.check(blank).kind == "not_attempted"
+    assert exercise.check("  ").kind == "not_attempted"
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_hint_ladder_climbs_one_rung_at_a_time_and_ends(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.hint_count >= 2
+    seen = []
+    for rung in range(1, exercise.hint_count + 1):
+        hint = exercise.hint()
+        assert hint.kind == "hint" and f"힌트 {rung}/{exercise.hint_count}" in repr(hint)
+        seen.append(repr(hint))
+    assert len(set(seen)) == exercise.hint_count
+    for _ in range(2):
+        end = exercise.hint()
+        assert end.kind == "no_more_hints"
+        assert "더 이상 힌트가 없습니다" in repr(end) and f"{key}.solution()" in repr(end)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_hints_do_not_give_the_answer_away(key: str) -> None:
+    exercise = EXERCISES[key]
+    hints = [repr(exercise.hint()) for _ in range(exercise.hint_count)]
+    if isinstance(exercise, ShortAnswer):
+        assert not any(normalize(exercise.model_answer) in normalize(h) for h in hints)
+    if isinstance(exercise, ch03.PromptExercise):
+        assert not any("Literal" in h for h in hints)  # the type to use is the learner's find
+    solution = repr(exercise.solution())
+    assert not any(solution.split("\n", 2)[-1] in h for h in hints)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_solution_shows_a_model_answer_and_why(key: str) -> None:
+    solution = EXERCISES[key].solution()
+    assert solution.kind == "solution" and solution.code
+    assert "모범 답안" in repr(solution) and "설명:" in repr(solution)
+    assert "<pre>" in solution._repr_html_()
+
+
+@pytest.mark.parametrize("key", sorted(WORD_EXERCISES))
+def test_the_model_answer_is_a_right_answer(key: str) -> None:
+    exercise = WORD_EXERCISES[key]
+    namespace: dict[str, Any] = {}
+    exec(exercise.solution_code(), namespace)
+    assert exercise.check(namespace[exercise.variable]).correct
+
+
+def test_check_reads_the_answer_from_the_notebook(shell: InteractiveShell) -> None:
+    shell.run_cell('q2_answer = "prompts/get"')
+    assert "완성된 메시지를 받아 오는 요청" in repr(ch03.q2.check())
+    shell.run_cell('q2_answer = "completion/complete"')
+    assert ch03.q2.check().correct
+
+
+def test_english_is_there_too() -> None:
+    set_language("en")
+    assert "not attempted yet" in repr(ch03.q5)
+    assert "Run a cell that defines the function explain_sql with @prompt" in repr(ch03.q5.check())
+    assert "That is how a tool's inputSchema works" in repr(ch03.q1.check("A"))
+    assert "Hint 1/" in repr(ch03.q5.hint())
+    assert '"""Ask for an explanation' in repr(ch03.q5.solution())
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", [key for key in _text.all_keys() if key.startswith("lessons.ch03.")])
+def test_each_message_is_in_korean_and_english(key: str) -> None:
+    messages = _text._MESSAGES[key]
+    assert set(messages) == {"en", "ko"}
+    assert fields(messages["en"]) == fields(messages["ko"])
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
+
+
+# -- "write a prompt", through the real server ----------------------------------------------------
+SAMPLE = ch03.q5.sample
+
+
+def define_explain_sql(catalogue: Catalogue, flaw: str | None = None) -> None:
+    """An explain_sql prompt: right, or with one typical flaw."""
+    doc = "Ask for an explanation of what an SQL query does."
+    if flaw == "str_level":
+
+        def explain_sql(query: str, level: str = "beginner") -> str:
+            return f"Explain for a {level}:\n{query}"
+
+    elif flaw == "wrong_values":
+
+        def explain_sql(query: str, level: Literal["easy", "hard"] = "easy") -> str:
+            return f"Explain for a {level} reader:\n{query}"
+
+    elif flaw == "required_level":
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"]) -> str:
+            return f"Explain for a {level}:\n{query}"
+
+    elif flaw == "optional_query":
+
+        def explain_sql(query: str = "SELECT 1", level: Literal["beginner", "expert"] = "beginner") -> str:
+            return f"Explain for a {level}:\n{query}"
+
+    elif flaw == "same_text":
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"] = "beginner") -> str:
+            return f"Explain this query:\n{query}"
+
+    elif flaw == "no_query":
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"] = "beginner") -> str:
+            return f"Explain the query for a {level}."
+
+    elif flaw == "fails":
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"] = "beginner") -> str:
+            raise RuntimeError("template file not found")
+
+    elif flaw == "assistant_only":
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"] = "beginner") -> Any:
+            return [("assistant", f"{level}: {query}")]
+
+    else:
+
+        def explain_sql(query: str, level: Literal["beginner", "expert"] = "beginner") -> str:
+            return f"Explain for a {level}:\n{query}"
+
+    if flaw != "no_description":
+        explain_sql.__doc__ = doc
+    prompt(catalogue=catalogue)(explain_sql)
+
+
+CHECKER_METHODS = ("prompts/list", "completion/complete", "prompts/get")
+
+
+def test_a_good_prompt_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    define_explain_sql(catalogue)
+    before = len(server.activity)
+    feedback = ch03.q5.check()
+    assert feedback.correct, repr(feedback)
+    assert "prompts/list, completion/complete, prompts/get" in repr(feedback) and "요청 8번" in repr(feedback)
+    seen = [(r.method, r.error is not None) for r in server.activity[before:] if r.method in CHECKER_METHODS]
+    assert seen == [
+        ("prompts/list", False),
+        ("completion/complete", False),
+        ("completion/complete", False),
+        ("prompts/get", False),
+        ("prompts/get", False),
+        ("prompts/get", False),
+        ("prompts/get", True),  # no query
+        ("prompts/get", True),  # level outside the Literal
+    ]
+
+
+def test_the_model_answer_passes_through_the_server(shell: InteractiveShell) -> None:
+    srv = mcp_notebook.serve()  # the notebook's server, on the catalogue @prompt fills
+    try:
+        shell.run_cell(ch03.q5.solution_code())
+        assert ch03.q5.check().correct
+    finally:
+        srv.stop()
+        mcp_notebook.default_catalogue.remove_prompt("explain_sql")
+
+
+@pytest.mark.parametrize(
+    ("flaw", "advices"),
+    [
+        (
+            "str_level",
+            [
+                "'level'의 후보를 물었더니(입력한 글자: '') []이(가) 왔습니다",
+                '"level": "guru"} 요청이 성공했습니다',
+                "typing.Literal",
+            ],
+        ),
+        ("wrong_values", ['["easy", "hard"]이(가) 왔습니다', "'beginner' is not one of"]),
+        ("required_level", ["인자 'level'이(가) 필수로 되어 있습니다", "기본값 'beginner'"]),
+        (
+            "optional_query",
+            [
+                "인자 'query'이(가) 필수(required: true)가 아닙니다",
+                '{"level": "beginner"} 요청이 성공했습니다',
+            ],
+        ),
+        ("same_text", ["level이(가) 'beginner'일 때와 'expert'일 때 메시지가 똑같습니다"]),
+        ("no_query", [f"보낸 값 {SAMPLE!r}이(가) 없습니다"]),
+        ("no_description", ["설명(description)이 없거나 너무 짧습니다(0자)"]),
+        ("fails", ["프로토콜 오류가 되었습니다: [-32603]", "RuntimeError: template file not found"]),
+        ("assistant_only", ["user 메시지가 없습니다"]),
+    ],
+)
+def test_a_flawed_prompt_is_rejected_with_the_right_advice(
+    server: Any, catalogue: Catalogue, flaw: str, advices: list[str]
+) -> None:
+    define_explain_sql(catalogue, flaw)
+    feedback = ch03.q5.check()
+    assert feedback.kind == "incorrect"
+    for advice in advices:
+        assert advice in repr(feedback), repr(feedback)
+    if flaw not in ("str_level", "wrong_values"):
+        assert "typing.Literal" not in repr(
+            feedback
+        )  # the Literal advice only when completion or refusal failed
+
+
+def test_a_function_without_prompt_is_named_as_such(server: Any, shell: InteractiveShell) -> None:
+    shell.run_cell("def explain_sql(query: str) -> str:\n    return query")
+    shown = repr(ch03.q5.check())
+    assert "프롬프트로 등록되지 않았습니다" in shown and "@prompt" in shown
+    assert "프롬프트로 등록되지 않았습니다" in repr(ch03.q5.check(shell.user_ns["explain_sql"]))
+
+
+def test_a_tool_instead_of_a_prompt_is_pointed_at(
+    server: Any, catalogue: Catalogue, shell: InteractiveShell
+) -> None:
+    @tool(catalogue=catalogue, lint=False)
+    def explain_sql(query: str) -> str:
+        """Explain an SQL query."""
+        return query
+
+    shell.user_ns["explain_sql"] = explain_sql
+    shown = repr(ch03.q5.check())
+    assert "@tool을 붙였다면 @prompt로 바꾸세요" in shown
+
+
+def test_a_prompt_under_another_name_is_pointed_at(server: Any, catalogue: Catalogue) -> None:
+    @prompt(catalogue=catalogue)
+    def sql_help(query: str, level: Literal["beginner", "expert"] = "beginner") -> str:
+        """Ask for an explanation of an SQL query."""
+        return f"{level}: {query}"
+
+    assert ch03.q5.check().kind == "not_attempted"
+    shown = repr(ch03.q5.check(sql_help))
+    assert "채점기는 'explain_sql'을(를) 찾습니다" in shown and "@prompt(name='explain_sql')" in shown
+
+
+def test_the_checker_starts_and_stops_a_server_when_none_runs() -> None:
+    assert mcp_notebook.current_server() is None
+    define_explain_sql(mcp_notebook.default_catalogue)
+    try:
+        assert ch03.q5.check().correct
+    finally:
+        mcp_notebook.default_catalogue.remove_prompt("explain_sql")
+    assert mcp_notebook.current_server() is None
+
+
+# -- the notebook ---------------------------------------------------------------------------------
+NOTEBOOK = Path(__file__).parent.parent / "notebooks" / "ko" / "03_prompts.ipynb"
+
+
+def test_the_notebook_shows_each_exercise_unanswered_then_one_hint() -> None:
+    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
+    sources = [c.source for c in cells]
+    assert 'mcp_notebook.set_language("ko")' in sources[0]
+    for name in ch03.__all__:
+        shown = sources.index(name)
+        answer = sources[shown + 1]
+        assert answer.startswith("# 여기에 답을 쓰세요") and re.search(rf"^{name}\.check\(\)$", answer, re.M)
+        assert sources[shown + 2] == f"{name}.hint()"
+        assert sum(s.strip() == f"{name}.hint()" for s in sources) == 1
+        outputs = "".join(o.get("data", {}).get("text/plain", "") for o in cells[shown + 1].outputs)
+        assert "아직 시도하지 않았습니다" in outputs
+
+
+def test_the_notebook_commits_no_secret_and_marks_its_intentional_error() -> None:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    assert "widgets" not in notebook.metadata
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        text = nbformat.writes(nbformat.v4.new_notebook(cells=[cell]))
+        assert "srv.token" not in cell.source and "Bearer" not in text
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert bool(errors) == ("raises-exception" in cell.metadata.get("tags", [])), cell.source

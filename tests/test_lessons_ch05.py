@@ -1,0 +1,377 @@
+"""Chapter 05 (도구 인터페이스 설계): every checker accepts a right answer, rejects typical wrong ones with
+the advice meant for them, knows when nothing was tried and ends its hint ladder. The lint-rule
+classification agrees with the real linter, and the redesign exercise is judged by the linter and
+through the real in-kernel server."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal, TypedDict
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from pydantic import Field
+
+import mcp_notebook
+from mcp_notebook import Catalogue, ToolError, _text, lint, set_language, tool
+from mcp_notebook.lessons import Exercise, ch05
+
+EXERCISES: dict[str, Exercise] = {name: getattr(ch05, name) for name in ch05.__all__}
+WORDS = {name: ex for name, ex in EXERCISES.items() if name != "q5"}
+
+RIGHT: dict[str, Any] = {
+    "q1": "b",
+    "q2": {
+        "order_status": "MCP022",
+        "sticker": "mcp025",
+        "export_options": "open-object",
+        "sms_key": "MCP050",
+        "transfer": " mcp_030 ",
+        "two_searches": "MCP013",
+    },
+    "q3": "(C)",
+    "q4": "C",
+}
+
+WRONG: list[tuple[str, Any, str]] = [
+    ("q1", "A", "`action`과 `payload` 안으로 숨습니다"),
+    ("q1", "C", "스키마가 아무것도 약속하지 않기"),
+    ("q1", "D", "처음부터 맞게 부르도록"),
+    ("q2", {**RIGHT["q2"], "sticker": "MCP023"}, "'화면 폭의 절반'"),
+    ("q2", {**RIGHT["q2"], "two_searches": "MCP012"}, "언제 이 도구를 쓰지 말아야"),
+    ("q2", {**RIGHT["q2"], "transfer": "MCP050"}, "계좌 번호는 비밀 값이 아니라"),
+    ("q2", {**RIGHT["q2"], "order_status": "MCP024"}, "'order_status': 열린 객체(으)로 골랐습니다"),
+    ("q3", "A", "세 장을 모두 다시 보내게"),
+    ("q3", "B", "트레이스백은 토큰만"),
+    ("q3", "D", "실패를 숨기면"),
+    ("q4", "A", "세션이 있던 시절"),
+    ("q4", "B", "컨텍스트를 잡아먹고"),
+    ("q4", "D", "쉽게 짐작합니다"),
+]
+
+
+@pytest.fixture(autouse=True)
+def korean_and_fresh() -> Iterator[None]:
+    before = _text.get_language()
+    set_language("ko")
+    for exercise in EXERCISES.values():
+        exercise.reset()
+    try:
+        yield
+    finally:
+        set_language(before)
+        for exercise in EXERCISES.values():
+            exercise.reset()
+
+
+@pytest.fixture
+def server(catalogue: Catalogue) -> Iterator[Any]:
+    """The in-kernel server as the notebook runs it (approval asks; the checker's calls are local)."""
+    srv = mcp_notebook.serve(catalogue=catalogue, idempotency_path=":memory:")
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+# -- words ----------------------------------------------------------------------------------------
+def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
+    assert set(RIGHT) == set(WORDS)
+    assert {key for key, _, _ in WRONG} == set(WORDS)
+    assert len(EXERCISES) >= 3
+
+
+@pytest.mark.parametrize("key", sorted(RIGHT))
+def test_a_right_answer_is_accepted(key: str) -> None:
+    feedback = EXERCISES[key].check(RIGHT[key])
+    assert feedback.correct, repr(feedback)
+    assert "정답입니다" in repr(EXERCISES[key])
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
+)
+def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
+    exercise = EXERCISES[key]
+    feedback = exercise.check(answer)
+    assert feedback.kind == "incorrect"
+    assert advice in repr(feedback), repr(feedback)
+    assert f"{key}.hint()" in repr(feedback)
+    assert "시도 1번" in repr(exercise)
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_nothing_to_check_is_not_attempted(key: str) -> None:
+    exercise = EXERCISES[key]
+    for shown in (repr(exercise), exercise._repr_html_(), repr(exercise.check())):
+        assert "아직 시도하지 않았습니다" in shown
+    assert exercise.attempts == 0
+
+
+@pytest.mark.parametrize("key", sorted(WORDS))
+def test_a_blank_template_is_not_attempted(key: str) -> None:
+    exercise = WORDS[key]
+    expected = getattr(exercise, "expected", None)
+    assert exercise.check(dict.fromkeys(expected, ...) if expected else ...).kind == "not_attempted"
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_hint_ladder_climbs_and_ends(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.hint_count >= 2
+    shown = [repr(exercise.hint()) for _ in range(exercise.hint_count)]
+    assert [f"힌트 {n}/{exercise.hint_count}" in h for n, h in enumerate(shown, 1)] == [True] * len(shown)
+    assert len(set(shown)) == exercise.hint_count
+    end = exercise.hint()
+    assert end.kind == "no_more_hints" and f"{key}.solution()" in repr(end)
+
+
+@pytest.mark.parametrize("key", sorted(WORDS))
+def test_the_model_answer_is_right_and_hints_do_not_give_it_away(key: str) -> None:
+    exercise = WORDS[key]
+    namespace: dict[str, Any] = {}
+    exec(exercise.solution_code(), namespace)
+    assert exercise.check(namespace[str(exercise.variable)]).correct
+    hints = " ".join(repr(exercise.hint()) for _ in range(exercise.hint_count))
+    for item, rule in getattr(exercise, "expected", {}).items():
+        assert f"{item}: {rule}" not in hints
+
+
+def test_partial_classification_lists_what_is_missing() -> None:
+    shown = repr(ch05.q2.check({"order_status": "MCP022", "sticker": ...}))
+    assert "6개 중 1개를 맞혔습니다" in shown and "'sticker'" in shown
+    assert "알아볼 수 없습니다" in repr(ch05.q2.check({**RIGHT["q2"], "sms_key": "MCP999"}))
+
+
+Described = Annotated[str, "설명이 있는 인자"]
+
+
+# The six tools of q2, each with the one flaw the item describes (the rest done well).
+def q2_tools(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue, idempotent=True)
+    def set_order_status(order_id: Described, status: Described) -> str:
+        """주문 상태를 바꿔 달라고 할 때 사용하세요."""
+        return status
+
+    @tool(catalogue=catalogue, idempotent=True)
+    def place_sticker(
+        x: Annotated[int, Field(ge=0, le=1920, description="왼쪽에서부터")],
+        y: Annotated[int, Field(ge=0, le=1080, description="위에서부터")],
+        width: Annotated[int, Field(ge=1, le=1920, description="폭")],
+        height: Annotated[int, Field(ge=1, le=1080, description="높이")],
+    ) -> str:
+        """사용자가 스티커를 붙여 달라고 할 때 사용하세요."""
+        return "ok"
+
+    @tool(catalogue=catalogue, read_only=True)
+    def export_report(options: Annotated[dict, "내보내기 설정"]) -> str:  # type: ignore[type-arg]
+        """사용자가 보고서를 파일로 받고 싶다고 할 때 사용하세요."""
+        return "ok"
+
+    @tool(catalogue=catalogue, idempotency_key=True)
+    def send_sms(api_key: Described, to: Described, text: Described) -> str:
+        """사용자가 문자를 보내 달라고 할 때 사용하세요."""
+        return "ok"
+
+    @tool(catalogue=catalogue)
+    def transfer_money(
+        from_account: Described,
+        to_account: Described,
+        amount: Annotated[int, Field(ge=1, le=1_000_000, description="원 단위 금액")],
+    ) -> str:
+        """사용자가 돈을 보내 달라고 할 때 사용하세요."""
+        return "ok"
+
+    @tool(catalogue=catalogue, read_only=True)
+    def search_orders(query: Described) -> str:
+        """사용자가 주문을 찾아 달라고 할 때 사용하세요."""
+        return query
+
+    @tool(catalogue=catalogue, read_only=True)
+    def find_orders(query: Described) -> str:
+        """사용자가 주문을 찾아 달라고 할 때 사용하세요."""
+        return query
+
+
+def test_the_rules_of_q2_are_what_the_linter_reports(catalogue: Catalogue) -> None:
+    q2_tools(catalogue)
+    reported: dict[str, set[str]] = {}
+    for entry in catalogue:  # each tool alone, except the pair of look-alikes
+        among = catalogue.tools() if entry.name.endswith("_orders") else []
+        for finding in lint(entry, among=among):
+            if finding.severity != "info":
+                reported.setdefault(finding.tool, set()).add(finding.rule)
+    tools = {
+        "order_status": "set_order_status",
+        "sticker": "place_sticker",
+        "export_options": "export_report",
+        "sms_key": "send_sms",
+        "transfer": "transfer_money",
+        "two_searches": "search_orders",
+    }
+    assert {item: reported.get(name) for item, name in tools.items()} == {
+        item: {rule} for item, rule in ch05.q2.expected.items()
+    }
+
+
+# -- q5: the redesigned book_room, judged by the linter and through the real server ---------------
+DOC_KO = (
+    "사용자가 오늘 회의실을 새로 잡아 달라고 할 때 사용하세요. 회의실 하나를 시작 시각부터 정한 시간만큼 "
+    "예약합니다. 이미 잡은 예약을 취소할 때는 쓰지 말고 cancel_booking을 쓰세요."
+)
+Room = Annotated[Literal["A101", "A102", "B201"], "예약할 회의실"]
+Start = Annotated[int, Field(ge=9, le=17, description="시작 시각(9~17시)")]
+Hours = Annotated[int, Field(ge=1, le=3, description="예약할 시간 수(1~3)")]
+
+
+class Booking(TypedDict):
+    booking_id: str
+    room: str
+    start_hour: int
+    hours: int
+
+
+def define_booking(catalogue: Catalogue, flaw: str | None = None) -> None:
+    """`book_room`: right, or with one typical flaw."""
+    made: list[str] = []
+
+    def book(room: str, start_hour: int, hours: int) -> Booking:
+        if start_hour + hours > 18:
+            if flaw == "vague_error":
+                raise ToolError("실패")
+            raise ToolError(f"회의실은 18시에 닫습니다. hours를 {18 - start_hour} 이하로 줄이세요.")
+        made.append(room)
+        booking_id = "bk_1" if flaw == "same_id" else f"bk_{len(made)}"
+        return {"booking_id": booking_id, "room": room, "start_hour": start_hour, "hours": hours}
+
+    def no_enum(room: Annotated[str, "예약할 회의실"], start_hour: Start, hours: Hours) -> Booking:
+        return book(room, start_hour, hours)
+
+    def no_bounds(room: Room, start_hour: Annotated[int, "시작 시각"], hours: Hours) -> Booking:
+        return book(room, start_hour, hours)
+
+    def details(
+        room: Room, start_hour: Start, hours: Hours, details: Annotated[dict[str, Any], "추가 요청"]
+    ) -> Booking:
+        return book(room, start_hour, hours)
+
+    def hand_made_key(
+        room: Room,
+        start_hour: Start,
+        hours: Hours,
+        idempotency_key: Annotated[str, Field(min_length=16, max_length=64, description="재시도용 키")],
+    ) -> Booking:
+        return book(room, start_hour, hours)
+
+    def good(room: Room, start_hour: Start, hours: Hours) -> Booking:
+        return book(room, start_hour, hours)
+
+    variants: dict[str, Any] = {f.__name__: f for f in (no_enum, no_bounds, details, hand_made_key)}
+    book_room = variants.get(flaw or "", good)
+    book_room.__doc__ = "회의실을 예약합니다. 예약 ID를 돌려줍니다." if flaw == "no_when_not" else DOC_KO
+    keyed = flaw not in ("no_key", "hand_made_key")
+    tool(name="book_room", catalogue=catalogue, idempotency_key=keyed)(book_room)
+
+
+def test_a_good_redesign_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    define_booking(catalogue)
+    before = len(server.calls)
+    feedback = ch05.q5.check()
+    assert feedback.correct, repr(feedback)
+    assert "tools/list와 tools/call" in repr(feedback) and "호출 9번" in repr(feedback)
+    calls = server.calls[before:]
+    assert [c.tool for c in calls] == ["book_room"] * 9
+    assert [c.is_error for c in calls] == [False, False, False, True, True, True, True, True, True]
+    # The keys the checker made are random and never shown.
+    keys = [c.arguments["idempotency_key"] for c in calls]
+    assert keys[0] == keys[1] != keys[2] and not any(key in repr(feedback) for key in keys)
+
+
+@pytest.mark.parametrize(
+    ("flaw", "advice"),
+    [
+        ("no_key", "필수 매개변수 'idempotency_key'가 없습니다"),
+        ("no_key", "MCP030"),
+        ("no_key", "정의를 먼저 고치세요"),
+        ("hand_made_key", "다른 예약(bk_2)이 생겼습니다(처음: bk_1)"),
+        ("no_enum", "'room'에 enum(허용 값 목록)이 없습니다"),
+        ("no_enum", 'book_room {"room": "C301"'),
+        ("no_bounds", "'start_hour'의 범위가 최솟값 (없음), 최댓값 (없음)입니다"),
+        ("no_bounds", "MCP023 [start_hour]"),
+        ("no_bounds", "오류 메시지에 'start_hour'이(가) 없습니다"),
+        ("details", "필요 없는 매개변수가 남아 있습니다: 'details'"),
+        ("details", "MCP024 [details]"),
+        ("no_when_not", "'cancel_booking'"),
+        ("no_when_not", "MCP012"),
+        ("vague_error", "메시지에 18이(가) 없습니다"),
+        ("same_id", "같은 booking_id(bk_1)"),
+    ],
+)
+def test_a_flawed_redesign_is_rejected_with_the_right_advice(
+    server: Any, catalogue: Catalogue, flaw: str, advice: str
+) -> None:
+    define_booking(catalogue, flaw)
+    feedback = ch05.q5.check()
+    assert feedback.kind == "incorrect"
+    assert advice in repr(feedback), repr(feedback)
+
+
+def test_the_draft_itself_and_a_bare_function_are_told_apart(
+    server: Any, catalogue: Catalogue, shell: InteractiveShell
+) -> None:
+    @tool(catalogue=catalogue)
+    def book_room_draft(room: str, start_hour: int, hours: int) -> dict:  # type: ignore[type-arg]
+        """회의실 예약."""
+        return {}
+
+    assert ch05.q5.check().kind == "not_attempted"
+    shell.run_cell("def book_room(room, start_hour, hours):\n    return {}")  # type: ignore[no-untyped-call]
+    assert "도구로 등록되지 않았습니다" in repr(ch05.q5.check())
+
+
+def test_the_model_answer_passes_in_the_default_catalogue() -> None:
+    """The solution as shown to the learner, run against the notebook's own catalogue and a server it starts."""
+    namespace: dict[str, Any] = {"Booking": Booking, "bookings": {}}
+    exec(ch05.q5.solution_code(), namespace)
+    try:
+        findings = lint(mcp_notebook.default_catalogue.get("book_room"))  # type: ignore[arg-type]
+        assert [f.rule for f in findings if f.severity != "info"] == []
+        assert ch05.q5.check().correct
+        assert len(namespace["bookings"]) == 2  # the replay did not book again
+    finally:
+        mcp_notebook.remove_tool("book_room")
+    assert mcp_notebook.current_server() is None
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    saved = dict(ip.user_ns)
+    try:
+        yield ip
+    finally:
+        ip.user_ns.clear()
+        ip.user_ns.update(saved)
+
+
+# -- texts ----------------------------------------------------------------------------------------
+def test_english_is_there_too() -> None:
+    set_language("en")
+    assert "not attempted yet" in repr(ch05.q5)
+    assert "Which rule does it break?" in repr(ch05.q2)
+    assert "Not for cancelling a booking" in repr(ch05.q5.solution())
+
+
+@pytest.mark.parametrize(
+    "key", [k for k in _text.all_keys() if k.startswith(("lessons.ch05.", "lessons.ch05"))]
+)
+def test_each_chapter_message_is_in_korean_and_english(key: str) -> None:
+    messages = _text._MESSAGES[key]
+    assert set(messages) == {"en", "ko"}
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    assert fields(messages["en"]) == fields(messages["ko"])
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
