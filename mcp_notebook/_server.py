@@ -170,19 +170,18 @@ class ToolServer:
             instructions=INSTRUCTIONS,
             cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
             get_tool_input_schema=self._input_schema,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-            on_list_resources=self.data.list_resources,
-            on_list_resource_templates=self.data.list_templates,
-            on_read_resource=self.data.read,
-            on_subscribe_resource=self.data.subscribe,
-            on_unsubscribe_resource=self.data.unsubscribe,
-            on_list_prompts=self.data.list_prompts,
-            on_get_prompt=self.data.get_prompt,
-            on_completion=self.data.complete,
+            on_list_tools=self._observed("tools/list", self._list_tools),
+            on_call_tool=self._call_tool,  # records itself, in full
+            on_list_resources=self._observed("resources/list", self.data.list_resources),
+            on_list_resource_templates=self._observed("resources/templates/list", self.data.list_templates),
+            on_read_resource=self._observed("resources/read", self.data.read),
+            on_subscribe_resource=self._observed("resources/subscribe", self.data.subscribe),
+            on_unsubscribe_resource=self._observed("resources/unsubscribe", self.data.unsubscribe),
+            on_list_prompts=self._observed("prompts/list", self.data.list_prompts),
+            on_get_prompt=self._observed("prompts/get", self.data.get_prompt),
+            on_completion=self._observed("completion/complete", self.data.complete),
             on_subscriptions_listen=self.listen_handler,
         )
-        self.sdk.middleware.append(self._observe)
         # A notification handler, not a middleware: it costs nothing on every other request.
         self.sdk.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
@@ -387,10 +386,18 @@ class ToolServer:
                 logger.exception("call listener failed")
 
     # -- activity -------------------------------------------------------------------------------
+    def _observed(self, method: str, handler: Any) -> Any:
+        """`handler`, recording each request in the activity log (tools/call records itself).
+
+        A wrapper per handler rather than a middleware: the hot path, tools/call, pays nothing.
+        """
+
+        async def observed(ctx: ServerRequestContext[Any], params: Any) -> Any:
+            return await self._observe(ctx, lambda: handler(ctx, params))
+
+        return observed
+
     async def _observe(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
-        """Record every request other than tools/call (which its handler records in full)."""
-        if ctx.method == "tools/call" or ctx.request_id is None:
-            return await call_next(ctx)
         params = {key: value for key, value in (ctx.params or {}).items() if key != "_meta"}
         subject = params.get("name") or params.get("uri") or ""
         record = CallRecord(
@@ -405,7 +412,7 @@ class ToolServer:
         )
         clock = time.perf_counter()
         try:
-            result = await call_next(ctx)
+            result = await call_next()
             record.outcome = "ok"
             record.result = _dumped(result)
             return result
