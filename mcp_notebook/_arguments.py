@@ -211,7 +211,10 @@ def argument_converter(fn: Callable[..., Any]) -> Callable[[Mapping[str, Any]], 
         kwargs = dict(arguments)
         for name, tp in convert.items():
             if name in kwargs:
-                kwargs[name] = _convert(tp, kwargs[name], namespace)
+                value = kwargs[name]
+                if type(value) is tp and tp in (int, float):
+                    continue  # already what the hint asks for: the common case, without the general walk
+                kwargs[name] = _convert(tp, value, namespace)
         for name, default in defaults.items():
             kwargs.setdefault(name, default)
         return kwargs

@@ -14,6 +14,7 @@ prints; the clock is injected so tests never sleep.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import os
@@ -210,6 +211,7 @@ def name_tokens(name: str) -> list[str]:
     return [part.lower() for part in re.split(r"[^A-Za-z0-9]+", _CAMEL_RE.sub("_", name)) if part]
 
 
+@functools.lru_cache(maxsize=4096)
 def looks_secret(name: str) -> bool:
     """Whether an argument called `name` probably holds a secret (password, token, API key ...)."""
     tokens = name_tokens(name)
