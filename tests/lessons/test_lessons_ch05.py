@@ -6,7 +6,6 @@ through the real in-kernel server."""
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator
 from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
@@ -51,30 +50,6 @@ WRONG: list[tuple[str, Any, str]] = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def korean_and_fresh() -> Iterator[None]:
-    before = _text.get_language()
-    set_language("ko")
-    for exercise in EXERCISES.values():
-        exercise.reset()
-    try:
-        yield
-    finally:
-        set_language(before)
-        for exercise in EXERCISES.values():
-            exercise.reset()
-
-
-@pytest.fixture
-def server(catalogue: Catalogue) -> Iterator[Any]:
-    """The in-kernel server as the notebook runs it (approval asks; the checker's calls are local)."""
-    srv = mcp_notebook.serve(catalogue=catalogue, idempotency_path=":memory:")
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
 # -- words ----------------------------------------------------------------------------------------
 def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
     assert set(RIGHT) == set(WORDS)
@@ -99,43 +74,6 @@ def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: s
     assert advice in repr(feedback), repr(feedback)
     assert f"{key}.hint()" in repr(feedback)
     assert "시도 1번" in repr(exercise)
-
-
-@pytest.mark.parametrize("key", sorted(EXERCISES))
-def test_nothing_to_check_is_not_attempted(key: str) -> None:
-    exercise = EXERCISES[key]
-    for shown in (repr(exercise), exercise._repr_html_(), repr(exercise.check())):
-        assert "아직 시도하지 않았습니다" in shown
-    assert exercise.attempts == 0
-
-
-@pytest.mark.parametrize("key", sorted(WORDS))
-def test_a_blank_template_is_not_attempted(key: str) -> None:
-    exercise = WORDS[key]
-    expected = getattr(exercise, "expected", None)
-    assert exercise.check(dict.fromkeys(expected, ...) if expected else ...).kind == "not_attempted"
-
-
-@pytest.mark.parametrize("key", sorted(EXERCISES))
-def test_the_hint_ladder_climbs_and_ends(key: str) -> None:
-    exercise = EXERCISES[key]
-    assert exercise.hint_count >= 2
-    shown = [repr(exercise.hint()) for _ in range(exercise.hint_count)]
-    assert [f"힌트 {n}/{exercise.hint_count}" in h for n, h in enumerate(shown, 1)] == [True] * len(shown)
-    assert len(set(shown)) == exercise.hint_count
-    end = exercise.hint()
-    assert end.kind == "no_more_hints" and f"{key}.solution()" in repr(end)
-
-
-@pytest.mark.parametrize("key", sorted(WORDS))
-def test_the_model_answer_is_right_and_hints_do_not_give_it_away(key: str) -> None:
-    exercise = WORDS[key]
-    namespace: dict[str, Any] = {}
-    exec(exercise.solution_code(), namespace)
-    assert exercise.check(namespace[str(exercise.variable)]).correct
-    hints = " ".join(repr(exercise.hint()) for _ in range(exercise.hint_count))
-    for item, rule in getattr(exercise, "expected", {}).items():
-        assert f"{item}: {rule}" not in hints
 
 
 def test_partial_classification_lists_what_is_missing() -> None:
@@ -342,17 +280,6 @@ def test_the_model_answer_passes_in_the_default_catalogue() -> None:
     finally:
         mcp_notebook.remove_tool("book_room")
     assert mcp_notebook.current_server() is None
-
-
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    saved = dict(ip.user_ns)
-    try:
-        yield ip
-    finally:
-        ip.user_ns.clear()
-        ip.user_ns.update(saved)
 
 
 # -- texts ----------------------------------------------------------------------------------------
