@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._batch import BatchResult
 from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
+from ._context import Context, Elicitation
 from ._errors import (
     ClientConnectionError,
     InvalidResultError,
@@ -47,6 +48,8 @@ __all__ = [
     "CallResult",
     "Catalogue",
     "ClientConnectionError",
+    "Context",
+    "Elicitation",
     "HandleError",
     "HandleStore",
     "InvalidResultError",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
 from ._arguments import argument_converter, compile_validator
+from ._context import context_parameter
 from ._errors import ToolDefinitionError
 from ._idempotency import KEY_PARAMETER, idempotency_key_schema
 from ._prompts import PromptEntry
@@ -79,6 +80,11 @@ class ToolEntry:
         """Whether the function itself declares ``idempotency_key`` (else the server strips it)."""
         return KEY_PARAMETER in inspect.signature(self.fn).parameters
 
+    @functools.cached_property
+    def context(self) -> str | None:
+        """The function's parameter annotated `Context`, which the server fills in (not an argument)."""
+        return context_parameter(self.fn)
+
     @property
     def is_async(self) -> bool:
         return inspect.iscoroutinefunction(self.fn)
@@ -126,6 +132,7 @@ def make_entry(
     idempotent: bool | None = None,
     open_world: bool | None = None,
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
     run_in: RunIn | None = None,
     approval: Literal["always", "never"] | None = None,
     expose: bool = True,
@@ -151,7 +158,14 @@ def make_entry(
     if timeout is not None and not timeout > 0:
         raise ToolDefinitionError(t("tool.bad_timeout", value=timeout))
     schema: FunctionSchema = function_schema(fn)
-    input_schema = schema.input_schema
+    if input_schema is not None:
+        # The function's own parameters still apply (conversion, defaults); the schema is what the
+        # model is shown and what arguments are validated against (e.g. 2020-12 keywords no Python
+        # signature can say: if/then/else, $defs with $ref, allOf).
+        input_schema = dict(input_schema)
+        _check_schema(tool_name, input_schema, "tool.bad_input_schema")
+    else:
+        input_schema = schema.input_schema
     if idempotency_key and KEY_PARAMETER not in input_schema.get("properties", {}):
         # The model must send a key: it is what makes a retried call safe to repeat.
         input_schema = dict(input_schema)
@@ -176,7 +190,7 @@ def make_entry(
         out, wraps = None, False
     elif output_schema is not None:
         out, wraps = dict(output_schema), False
-        _check_output_schema(tool_name, out)  # fail now, at definition time, not on the first call
+        _check_schema(tool_name, out, "tool.bad_output_schema")  # fail at definition, not on the first call
     else:
         out = schema.output_schema
     return ToolEntry(
@@ -197,17 +211,18 @@ def make_entry(
     )
 
 
-def _check_output_schema(name: str, schema: dict[str, Any]) -> None:
-    # Spec 2025-11-25 server/tools "Output Schema": structuredContent is a JSON object, so the root is one.
+def _check_schema(name: str, schema: dict[str, Any], message: str) -> None:
+    # Spec 2025-11-25 server/tools: inputSchema and outputSchema are JSON Schema objects whose root is
+    # an object (arguments and structuredContent are JSON objects).
     import jsonschema  # only for an explicit override: defining a tool stays cheap
 
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        raise ToolDefinitionError(t("tool.bad_output_schema", name=name, why=exc.message)) from None
+        raise ToolDefinitionError(t(message, name=name, why=exc.message)) from None
     if schema.get("type") != "object":
         why = f"its root type is {schema.get('type')!r}, not 'object'"
-        raise ToolDefinitionError(t("tool.bad_output_schema", name=name, why=why))
+        raise ToolDefinitionError(t(message, name=name, why=why))
 
 
 class Catalogue:
@@ -399,6 +414,7 @@ def tool(
     idempotent: bool | None = None,
     open_world: bool | None = None,
     output_schema: Mapping[str, Any] | Literal[False] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
     run_in: RunIn | None = None,
     approval: Literal["always", "never"] | None = None,
     expose: bool = True,
@@ -426,6 +442,10 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
         Behaviour hints (``readOnlyHint`` ...). Clients must treat them as untrusted claims.
     output_schema:
         Override the schema derived from the return annotation, or ``False`` for none.
+    input_schema:
+        Override the schema derived from the signature (JSON Schema 2020-12, root ``object``), for
+        rules a signature cannot say (``if``/``then``, ``allOf``, ``$defs``). Arguments are validated
+        against it, then passed to the function's parameters of the same names.
     run_in:
         ``"thread"`` (a worker thread) or ``"kernel"`` (the kernel's main thread); default: the server's.
     approval:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
+from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
 from ._results import image_block, text_block
@@ -71,6 +72,7 @@ class PromptEntry:
     choices: dict[str, list[str]] = field(default_factory=dict)
     completers: dict[str, Any] = field(default_factory=dict)
     converters: dict[str, Callable[[str], Any]] = field(default_factory=dict)
+    context: str | None = None  # the parameter annotated `Context`, filled in by the server
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name}
@@ -130,9 +132,12 @@ def make_prompt(
     arguments: list[dict[str, Any]] = []
     choices: dict[str, list[str]] = {}
     converters: dict[str, Callable[[str], Any]] = {}
+    context = context_parameter(fn)
     for param in inspect.signature(fn).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(t("param.varargs", func=prompt_name, param=param.name))
+        if param.name == context:
+            continue
         argument: dict[str, Any] = {"name": param.name, "required": param.default is param.empty}
         if param.name in param_docs:
             argument["description"] = param_docs[param.name]
@@ -146,7 +151,15 @@ def make_prompt(
         elif hint in (int, float, bool):
             converters[param.name] = _to_bool if hint is bool else hint
     return PromptEntry(
-        prompt_name, fn, title, description or summary, arguments, choices, dict(completers or {}), converters
+        prompt_name,
+        fn,
+        title,
+        description or summary,
+        arguments,
+        choices,
+        dict(completers or {}),
+        converters,
+        context,
     )
 
 
@@ -177,6 +190,7 @@ def render(
     items = value if isinstance(value, list | tuple) and not _is_pair(value) else [value]
     messages = []
     for item in items:
+        item = _sdk_dump(item)
         role, content = ("user", item)
         if _is_pair(item):
             role, content = item
@@ -192,7 +206,15 @@ def _is_pair(item: Any) -> bool:
     return isinstance(item, tuple) and len(item) == 2 and item[0] in _ROLES
 
 
+def _sdk_dump(value: Any) -> Any:
+    """The SDK's own message and content objects (``mcp_types``) as wire dicts; anything else as it is."""
+    if type(value).__module__.startswith("mcp_types") and hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return value
+
+
 def _content(entry: PromptEntry, content: Any, read: Callable[[str], list[dict[str, Any]]]) -> dict[str, Any]:
+    content = _sdk_dump(content)
     if isinstance(content, str):
         return text_block(content)
     if isinstance(content, EmbeddedResource):

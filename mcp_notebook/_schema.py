@@ -24,6 +24,7 @@ from collections import abc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
+from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
 from ._text import t
@@ -99,6 +100,7 @@ def function_schema(fn: Callable[..., Any]) -> FunctionSchema:
     builder = _Builder(namespace=_namespace(fn))
     properties: dict[str, Any] = {}
     required: list[str] = []
+    context = context_parameter(fn)
     for param in inspect.signature(fn).parameters.values():
         if param.kind is param.VAR_POSITIONAL:
             raise ToolDefinitionError(t("param.varargs", func=func, param=param.name))
@@ -106,6 +108,8 @@ def function_schema(fn: Callable[..., Any]) -> FunctionSchema:
             raise ToolDefinitionError(t("param.varkw", func=func, param=param.name))
         if param.kind is param.POSITIONAL_ONLY:
             raise ToolDefinitionError(t("param.positional_only", func=func, param=param.name))
+        if param.name == context:
+            continue  # the server passes the call's Context: not an argument the client sends
         if param.name in unresolved:
             raise ToolDefinitionError(t("type.unresolved", name=f"{func}()", error=unresolved[param.name]))
         tp = hints.get(param.name, _MISSING)

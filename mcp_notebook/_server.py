@@ -28,6 +28,7 @@ import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -42,6 +43,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from ._approval import ApprovalPolicy
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
+from ._context import Context, InputRequired, ProtocolRefusal, new_state, state_of
 from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
 from ._guarded import Guardrails
@@ -186,6 +188,21 @@ class ToolServer:
         self.sdk.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
+        # Handshake-era logging/setLevel, per session (2026-07-28 opts in per request instead).
+        self._log_levels: dict[str, str] = {}
+        self.sdk.add_request_handler(
+            "logging/setLevel",
+            types.SetLevelRequestParams,
+            self._observed("logging/setLevel", self._set_level),
+        )
+        # One list of versions everywhere: server/discover names every version this endpoint serves,
+        # as the -32022 answer does (a client of either era learns it can fall back).
+        self.sdk.add_request_handler("server/discover", types.RequestParams, self._discover)
+        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
+        # way back by the SDK, so a tool's earlier answers cannot be forged or edited by a client.
+        self.sdk.middleware.append(
+            RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
+        )
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
@@ -246,6 +263,12 @@ class ToolServer:
         client = self.guards.set_client(record.client)
         try:
             result = await self._checked_call(ctx, entry, arguments, record, local)
+        except ProtocolRefusal as exc:  # e.g. a client capability the tool needs is missing
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.message}
+            record.duration = time.perf_counter() - clock
+            self._record(record)
+            raise MCPError(exc.code, exc.message, data=exc.data) from None
         finally:
             self.guards.reset_client(client)
         record.duration = time.perf_counter() - clock
@@ -275,18 +298,48 @@ class ToolServer:
         except ToolError as exc:
             record.outcome = record.decision = "rate limited"
             return error_result(str(exc))
-        if (refusal := await self._ask(entry, arguments, record, local)) is not None:
+        state = state_of((ctx.params or {}).get("requestState")) if entry.context else {}
+        if state.get("approved") is True:
+            # A later round of a call a person already approved (the SDK verified the sealed state and
+            # that it belongs to this very tool and these very arguments): do not ask again.
+            record.decision = "approved"
+        elif (refusal := await self._ask(entry, arguments, record, local)) is not None:
             record.outcome = record.decision
             return error_result(refusal)
+        context = self._context(ctx, state) if entry.context else None
         try:
-            result = await self.guards.run(entry, arguments, lambda: self._run(entry, arguments, record))
+            result = await self.guards.run(
+                entry, arguments, lambda: self._run(entry, arguments, record, context)
+            )
         except TimeoutError:
             record.outcome = "timeout"
             return error_result(t("call.timeout", name=entry.name, seconds=entry.timeout))
         except ToolError as exc:  # an idempotency conflict or a malformed key
             record.outcome = "ToolError"
             return error_result(str(exc))
+        except InputRequired as asked:
+            record.outcome = "input required: " + ", ".join(asked.requests)
+            approved = record.decision in ("approved", "not-needed")
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": new_state(asked.answers, approved=approved),
+            }
+        finally:
+            if context is not None:
+                context.close()
         return self.guards.finish(result)
+
+    def _context(self, ctx: ServerRequestContext[Any], state: dict[str, Any]) -> Context:
+        stateless = ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+        responses = (ctx.params or {}).get("inputResponses") if stateless else None
+        return Context(
+            ctx,
+            stateless=stateless,
+            answers=state.get("answers") if isinstance(state.get("answers"), dict) else None,
+            responses=responses if isinstance(responses, dict) else None,
+            log_level=self._log_levels.get(_session_id(ctx) or ""),
+        )
 
     async def _ask(
         self, entry: Any, arguments: dict[str, Any], record: CallRecord, local: bool
@@ -314,11 +367,15 @@ class ToolServer:
         presented = request.headers.get(LOCAL_HEADER, "").encode()
         return hmac.compare_digest(presented, self._local_secret)
 
-    async def _run(self, entry: Any, arguments: dict[str, Any], record: CallRecord) -> dict[str, Any]:
+    async def _run(
+        self, entry: Any, arguments: dict[str, Any], record: CallRecord, context: Context | None = None
+    ) -> dict[str, Any]:
         try:
             kwargs = entry.convert(arguments)
             if entry.idempotency_key and not entry.takes_key:
                 kwargs.pop(KEY_PARAMETER, None)
+            if context is not None:
+                kwargs[entry.context] = context
             value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
             result = to_result(
                 value,
@@ -331,8 +388,8 @@ class ToolServer:
         except ToolError as exc:
             record.outcome = "ToolError"
             return error_result(str(exc))
-        except TimeoutError:
-            raise  # the tool's own timeout, reported by the caller
+        except (TimeoutError, InputRequired, ProtocolRefusal):
+            raise  # the tool's own timeout, a question for the client, a protocol error: the caller's
         except KernelBusy:
             record.outcome = "kernel busy"
             return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
@@ -424,6 +481,19 @@ class ToolServer:
             record.duration = time.perf_counter() - clock
             self._record(record)
 
+    # -- logging and discovery ------------------------------------------------------------------
+    async def _set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> Any:
+        session_id = _session_id(ctx)
+        if session_id:
+            self._log_levels[session_id] = params.level
+        return {}
+
+    async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        from ._http import SUPPORTED_VERSIONS
+
+        result = await self.sdk._handle_discover(ctx, params)
+        return result.model_copy(update={"supported_versions": list(SUPPORTED_VERSIONS)})
+
     # -- change notifications -----------------------------------------------------------------
     async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         # Handshake-era sessions have no public registry in the SDK: remember each one to notify it later.
@@ -465,6 +535,11 @@ def _dumped(result: Any) -> dict[str, Any]:
         dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
     return dict(result) if isinstance(result, dict) else {}
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    request = ctx.request
+    return request.headers.get("mcp-session-id") if request is not None else None
 
 
 def _client_name(ctx: ServerRequestContext[Any]) -> str | None:

