@@ -26,6 +26,7 @@ import anyio
 import anyio.from_thread
 import uvicorn
 
+from ._activity import CallRecord
 from ._approval import MODES, ApprovalPolicy, ApprovalRequest
 from ._catalogue import Catalogue, RunIn, default_catalogue
 from ._errors import ServerError
@@ -33,7 +34,7 @@ from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
 from ._guarded import Guardrails, default_audit_path
 from ._http import MCP_PATH, build_app, is_loopback
 from ._secrets import new_token
-from ._server import CallRecord, ToolServer
+from ._server import ToolServer
 from ._text import t
 
 logger = logging.getLogger(__name__)

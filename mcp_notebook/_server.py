@@ -18,9 +18,7 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -40,6 +38,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from ._activity import ActivityLog, CallRecord, client_name, session_id_of
 from ._approval import ApprovalPolicy
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
@@ -61,56 +60,6 @@ INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
     "and the list changes while the notebook is edited: re-list tools when notified."
 )
-
-
-@dataclass
-class CallRecord:
-    """One tools/call as the server saw it (kept for the notebook's activity view)."""
-
-    tool: str
-    arguments: dict[str, Any]
-    client: str | None
-    protocol_version: str
-    started: float
-    duration: float = 0.0
-    is_error: bool = False
-    outcome: str = ""
-    stdout: str = ""
-    decision: str = "not-needed"
-    result: dict[str, Any] = field(default_factory=dict)
-    request_id: Any = None
-    method: str = "tools/call"
-    error: dict[str, Any] | None = None
-
-    def wire(self) -> dict[str, Any]:
-        """The JSON-RPC request and response of this call, as the server read and answered them."""
-        params = (
-            {"name": self.tool, "arguments": self.arguments}
-            if self.method == "tools/call"
-            else self.arguments
-        )
-        answer = {"error": self.error} if self.error is not None else {"result": self.result}
-        return {
-            "request": {"jsonrpc": "2.0", "id": self.request_id, "method": self.method, "params": params},
-            "response": {"jsonrpc": "2.0", "id": self.request_id, **answer},
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        """One line of the activity export."""
-        return {
-            "time": self.started,
-            "method": self.method,
-            "client": self.client,
-            "protocol_version": self.protocol_version,
-            "tool": self.tool,
-            "arguments": self.arguments,
-            "decision": self.decision,
-            "outcome": self.outcome,
-            "is_error": self.is_error,
-            "duration_ms": round(self.duration * 1000, 3),
-            "stdout": self.stdout,
-            **self.wire(),
-        }
 
 
 class _NotebookServer(Server[Any]):
@@ -150,9 +99,10 @@ class ToolServer:
         self.approval = approval if approval is not None else ApprovalPolicy()
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
-        self.calls: deque[CallRecord] = deque(maxlen=history)  # tools/call only
-        self.activity: deque[CallRecord] = deque(maxlen=history)  # every request
-        self.call_listeners: list[Callable[[CallRecord], None]] = []
+        self.log = ActivityLog(history, self.guards)
+        self.calls = self.log.calls  # tools/call only
+        self.activity = self.log.activity  # every request
+        self.call_listeners = self.log.listeners
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
         self._legacy_sessions: dict[str, ServerSession] = {}
@@ -172,16 +122,18 @@ class ToolServer:
             instructions=INSTRUCTIONS,
             cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
             get_tool_input_schema=self._input_schema,
-            on_list_tools=self._observed("tools/list", self._list_tools),
+            on_list_tools=self.log.observed("tools/list", self._list_tools),
             on_call_tool=self._call_tool,  # records itself, in full
-            on_list_resources=self._observed("resources/list", self.data.list_resources),
-            on_list_resource_templates=self._observed("resources/templates/list", self.data.list_templates),
-            on_read_resource=self._observed("resources/read", self.data.read),
-            on_subscribe_resource=self._observed("resources/subscribe", self.data.subscribe),
-            on_unsubscribe_resource=self._observed("resources/unsubscribe", self.data.unsubscribe),
-            on_list_prompts=self._observed("prompts/list", self.data.list_prompts),
-            on_get_prompt=self._observed("prompts/get", self.data.get_prompt),
-            on_completion=self._observed("completion/complete", self.data.complete),
+            on_list_resources=self.log.observed("resources/list", self.data.list_resources),
+            on_list_resource_templates=self.log.observed(
+                "resources/templates/list", self.data.list_templates
+            ),
+            on_read_resource=self.log.observed("resources/read", self.data.read),
+            on_subscribe_resource=self.log.observed("resources/subscribe", self.data.subscribe),
+            on_unsubscribe_resource=self.log.observed("resources/unsubscribe", self.data.unsubscribe),
+            on_list_prompts=self.log.observed("prompts/list", self.data.list_prompts),
+            on_get_prompt=self.log.observed("prompts/get", self.data.get_prompt),
+            on_completion=self.log.observed("completion/complete", self.data.complete),
             on_subscriptions_listen=self.listen_handler,
         )
         # A notification handler, not a middleware: it costs nothing on every other request.
@@ -193,7 +145,7 @@ class ToolServer:
         self.sdk.add_request_handler(
             "logging/setLevel",
             types.SetLevelRequestParams,
-            self._observed("logging/setLevel", self._set_level),
+            self.log.observed("logging/setLevel", self._set_level),
         )
         # One list of versions everywhere: server/discover names every version this endpoint serves,
         # as the -32022 answer does (a client of either era learns it can fall back).
@@ -238,7 +190,7 @@ class ToolServer:
             refused = CallRecord(
                 tool=params.name,
                 arguments=dict(params.arguments or {}),
-                client="notebook" if local else _client_name(ctx),
+                client="notebook" if local else client_name(ctx),
                 protocol_version=ctx.protocol_version,
                 started=time.time(),
                 request_id=ctx.request_id,
@@ -247,14 +199,13 @@ class ToolServer:
                 error={"code": types.INVALID_PARAMS, "message": error.error.message},
             )
             self.activity.append(refused)
-            for listener in list(self.call_listeners):
-                listener(refused)
+            self.log.show(refused)
             raise error
         arguments = dict(params.arguments or {})
         record = CallRecord(
             tool=entry.name,
             arguments=arguments,
-            client="notebook" if local else _client_name(ctx),
+            client="notebook" if local else client_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,
@@ -267,14 +218,14 @@ class ToolServer:
             record.outcome, record.is_error = f"error {exc.code}", True
             record.error = {"code": exc.code, "message": exc.message}
             record.duration = time.perf_counter() - clock
-            self._record(record)
+            self.log.record(record)
             raise MCPError(exc.code, exc.message, data=exc.data) from None
         finally:
             self.guards.reset_client(client)
         record.duration = time.perf_counter() - clock
         record.is_error = bool(result.get("isError"))
         record.result = result
-        self._record(record)
+        self.log.record(record)
         # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
         return {"resultType": "complete", **result}
 
@@ -338,7 +289,7 @@ class ToolServer:
             stateless=stateless,
             answers=state.get("answers") if isinstance(state.get("answers"), dict) else None,
             responses=responses if isinstance(responses, dict) else None,
-            log_level=self._log_levels.get(_session_id(ctx) or ""),
+            log_level=self._log_levels.get(session_id_of(ctx) or ""),
         )
 
     async def _ask(
@@ -428,62 +379,9 @@ class ToolServer:
             kept["structuredContent"] = result["structuredContent"]
         return kept
 
-    def _record(self, record: CallRecord) -> None:
-        self.activity.append(record)
-        try:
-            if record.method == "tools/call":  # the audit log is about tool calls
-                self.calls.append(record)
-                self.guards.record(record)
-        except Exception:  # an unwritable audit log must not fail the call it records
-            logger.exception("audit log write failed")
-        for listener in list(self.call_listeners):
-            try:
-                listener(record)
-            except Exception:  # a display callback must never fail a call
-                logger.exception("call listener failed")
-
-    # -- activity -------------------------------------------------------------------------------
-    def _observed(self, method: str, handler: Any) -> Any:
-        """`handler`, recording each request in the activity log (tools/call records itself).
-
-        A wrapper per handler rather than a middleware: the hot path, tools/call, pays nothing.
-        """
-
-        async def observed(ctx: ServerRequestContext[Any], params: Any) -> Any:
-            return await self._observe(ctx, lambda: handler(ctx, params))
-
-        return observed
-
-    async def _observe(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
-        params = {key: value for key, value in (ctx.params or {}).items() if key != "_meta"}
-        subject = params.get("name") or params.get("uri") or ""
-        record = CallRecord(
-            tool=str(subject),
-            arguments=params,
-            client=_client_name(ctx),
-            protocol_version=ctx.protocol_version,
-            started=time.time(),
-            request_id=ctx.request_id,
-            method=ctx.method,
-            decision="-",
-        )
-        clock = time.perf_counter()
-        try:
-            result = await call_next()
-            record.outcome = "ok"
-            record.result = _dumped(result)
-            return result
-        except MCPError as exc:
-            record.outcome, record.is_error = f"error {exc.code}", True
-            record.error = {"code": exc.code, "message": exc.error.message}
-            raise
-        finally:
-            record.duration = time.perf_counter() - clock
-            self._record(record)
-
     # -- logging and discovery ------------------------------------------------------------------
     async def _set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> Any:
-        session_id = _session_id(ctx)
+        session_id = session_id_of(ctx)
         if session_id:
             self._log_levels[session_id] = params.level
         return {}
@@ -498,8 +396,7 @@ class ToolServer:
     async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         # Handshake-era sessions have no public registry in the SDK: remember each one to notify it later.
         if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-            request = ctx.request
-            session_id = request.headers.get("mcp-session-id") if request is not None else None
+            session_id = session_id_of(ctx)
             if session_id:
                 self._legacy_sessions[session_id] = ctx.session
 
@@ -528,23 +425,6 @@ class ToolServer:
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
         self.listen_handler.close()
-
-
-def _dumped(result: Any) -> dict[str, Any]:
-    if hasattr(result, "model_dump"):
-        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return dumped
-    return dict(result) if isinstance(result, dict) else {}
-
-
-def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
-    request = ctx.request
-    return request.headers.get("mcp-session-id") if request is not None else None
-
-
-def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
-    client = ctx.session.client_params
-    return client.client_info.name if client is not None else None
 
 
 _LIST_EVENTS: dict[str, tuple[Any, Callable[[ServerSession], Awaitable[None]]]] = {

@@ -23,6 +23,7 @@ from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, Subs
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from ._activity import session_id_of
 from ._catalogue import Catalogue
 from ._context import Context, InputRequired, ProtocolRefusal, new_state, state_of
 from ._execution import ToolRunner
@@ -140,7 +141,7 @@ class DataHandlers:
         return {"resultType": "complete", "contents": contents(uri, value, entry.mime_type)}
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
-        session_id = _session_id(ctx)
+        session_id = session_id_of(ctx)
         if session_id:
             _, uris = self._subscribers.setdefault(session_id, (ctx.session, set()))
             uris.add(str(params.uri))
@@ -149,7 +150,7 @@ class DataHandlers:
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> Any:
-        entry = self._subscribers.get(_session_id(ctx) or "")
+        entry = self._subscribers.get(session_id_of(ctx) or "")
         if entry is not None:
             entry[1].discard(str(params.uri))
         return {}
@@ -273,11 +274,6 @@ def _template_choices(template: TemplateEntry, variable: str) -> list[str]:
     except Exception:  # an unresolvable hint simply offers no completions
         return []
     return literal_choices(hint) if hint is not None else []
-
-
-def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
-    request = ctx.request
-    return request.headers.get("mcp-session-id") if request is not None else None
 
 
 def _complete(result: dict[str, Any], cursor: str | None) -> dict[str, Any]:
