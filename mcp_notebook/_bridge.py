@@ -29,6 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._bridge_relay import ChangeRelay
 from ._text import add_messages, t
+from ._version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,12 @@ async def open_upstream(
     async with (
         httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
         Client(
-            streamable_http_client(url, http_client=http), mode=mode, cache=None, message_handler=on_message
+            streamable_http_client(url, http_client=http),
+            mode=mode,
+            cache=None,
+            message_handler=on_message,
+            # The notebook's activity log and approval prompts name the caller: say it is the bridge.
+            client_info=types.Implementation(name="mcp-notebook-bridge", version=__version__),
         ) as client,
     ):
         yield client

@@ -11,6 +11,7 @@ request finds the status, and `classify_failure` turns it into the precise cause
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -233,12 +234,12 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-async def _probe(url: str, token: str | None, timeout: float) -> Any:
-    """One plain POST (a ping, which opens no session), for its HTTP status."""
+async def _probe(url: str, sent: Mapping[str, str], timeout: float) -> Any:
+    """One plain POST (a ping, which opens no session) with the `sent` headers, for its HTTP status."""
     import httpx2
 
     headers = {
-        **_headers(token),
+        **sent,
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
         "MCP-Protocol-Version": "2025-11-25",
@@ -250,7 +251,9 @@ async def _probe(url: str, token: str | None, timeout: float) -> Any:
         return exc
 
 
-async def acheck_connection(url: str, token: str | None, *, timeout: float = 10.0) -> CheckResult:
+async def acheck_connection(
+    url: str, token: str | None, *, timeout: float = 10.0, headers: Mapping[str, str] | None = None
+) -> CheckResult:
     """`check_connection`, for async code."""
     import anyio
     import httpx2
@@ -259,10 +262,13 @@ async def acheck_connection(url: str, token: str | None, *, timeout: float = 10.
 
     if urlsplit(url).scheme not in ("http", "https"):
         return CheckResult(False, "bad_url", t("check.bad_url", url=url))
+    sent = dict(headers) if headers is not None else _headers(token)
+    if token is None and any(key.lower() == "authorization" for key in sent):
+        token = "sent"  # decides between "wrong token" and "no token" when a check fails
     try:
         with anyio.fail_after(timeout):
             async with (
-                httpx2.AsyncClient(headers=_headers(token), timeout=timeout) as http,
+                httpx2.AsyncClient(headers=sent, timeout=timeout) as http,
                 Client(streamable_http_client(url, http_client=http), cache=None) as client,
             ):
                 count, cursor = 0, None
@@ -276,7 +282,7 @@ async def acheck_connection(url: str, token: str | None, *, timeout: float = 10.
     except TimeoutError:
         return classify_failure(TimeoutError(), url, token=token, timeout=timeout)
     except Exception as exc:
-        outcome = await _probe(url, token, timeout)
+        outcome = await _probe(url, sent, timeout)
         if not isinstance(outcome, BaseException) and outcome.status_code not in _DIAGNOSED:
             outcome = exc  # HTTP itself looks fine: the SDK's error says more
         return classify_failure(outcome, url, token=token, timeout=timeout)
@@ -286,17 +292,21 @@ async def acheck_connection(url: str, token: str | None, *, timeout: float = 10.
     return CheckResult(True, "ok", message, server_name=name, server_version=version, tools=count)
 
 
-def check_connection(url: str, token: str | None, *, timeout: float = 10.0) -> CheckResult:
+def check_connection(
+    url: str, token: str | None, *, timeout: float = 10.0, headers: Mapping[str, str] | None = None
+) -> CheckResult:
     """Connect to `url` as an MCP client would, and report success or the precise failure with its fix.
 
-    Safe to call from a notebook cell (the check runs on a thread of its own, so it works
-    while the kernel's event loop is running).
+    `headers` replaces the ``Authorization: Bearer <token>`` header (to check exactly what a client's
+    configuration sends). Safe to call from a notebook cell (the check runs on a thread of its own,
+    so it works while the kernel's event loop is running).
     """
     import anyio
 
     box: list[CheckResult] = []
+    check = functools.partial(acheck_connection, url, token, timeout=timeout, headers=headers)
     worker = threading.Thread(
-        target=lambda: box.append(anyio.run(lambda: acheck_connection(url, token, timeout=timeout))),
+        target=lambda: box.append(anyio.run(check)),
         name="mcp-notebook-check",
         daemon=True,
     )
