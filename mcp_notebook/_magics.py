@@ -50,7 +50,15 @@ def _target_options(func: Any) -> Any:
     return func
 
 
-def _target(args: Any) -> dict[str, Any]:
+_TARGET_VALUES = ("--url", "--token", "--stdio")
+
+
+def _target(args: Any, namespace: dict[str, Any] | None = None) -> dict[str, Any]:
+    # `--token $tok`: a kernel variable, so a secret never has to be written into a cell.
+    for name in ("url", "token", "stdio"):
+        value = getattr(args, name)
+        if namespace is not None and isinstance(value, str) and value.startswith("$"):
+            setattr(args, name, str(_lookup(namespace, value[1:])))
     return {
         "url": args.url,
         "token": args.token,
@@ -166,7 +174,12 @@ class MCPMagics(Magics):
         args, arguments = self._parse_with_arguments(self.mcp_call, line)
         progress = _ProgressBar(args.name)
         return self._client(
-            "call", args.name, arguments, confirm=args.confirm, on_progress=progress.update, **_target(args)
+            "call",
+            args.name,
+            arguments,
+            confirm=args.confirm,
+            on_progress=progress.update,
+            **_target(args, self._namespace()),
         )
 
     @magic_arguments()
@@ -181,7 +194,7 @@ class MCPMagics(Magics):
         %mcp_read data://sales/north --url http://127.0.0.1:8000/mcp --token T
         """
         args = self.mcp_read.parser.parse_args(_tokens(line))
-        return self._client("read_resource", args.uri, **_target(args))
+        return self._client("read_resource", args.uri, **_target(args, self._namespace()))
 
     @magic_arguments()
     @argument("name", help="The prompt to get.")
@@ -196,7 +209,7 @@ class MCPMagics(Magics):
         %mcp_prompt summarize {"topic": "sales"}
         """
         args, arguments = self._parse_with_arguments(self.mcp_prompt, line)
-        return self._client("get_prompt", args.name, arguments, **_target(args))
+        return self._client("get_prompt", args.name, arguments, **_target(args, self._namespace()))
 
     @magic_arguments()
     @argument("variable", help="The notebook variable to publish.")
@@ -224,12 +237,23 @@ class MCPMagics(Magics):
 
     def _parse_with_arguments(self, magic: Any, line: str) -> tuple[Any, dict[str, Any]]:
         tokens = _tokens(line)
-        # A token that is a JSON object, or a bare $variable, is the whole arguments object.
-        whole = [tok for tok in tokens[1:] if tok.startswith("{") or (tok.startswith("$") and "=" not in tok)]
-        args = magic.parser.parse_args([tok for tok in tokens if tok not in whole])
+        # A token that is a JSON object, or a bare $variable, is the whole arguments object (unless it
+        # is the value of --url, --token or --stdio).
+        positions = [
+            i
+            for i, tok in enumerate(tokens)
+            if i > 0
+            and (tok.startswith("{") or (tok.startswith("$") and "=" not in tok))
+            and tokens[i - 1] not in _TARGET_VALUES
+        ]
+        whole = [tokens[i] for i in positions]
+        args = magic.parser.parse_args([tok for i, tok in enumerate(tokens) if i not in positions])
         if len(whole) > 1:
             raise UsageError(t("magic.bad_json", error="more than one JSON object"))
         return args, self._arguments(args.pairs, whole[0] if whole else None)
+
+    def _namespace(self) -> dict[str, Any]:
+        return self.shell.user_ns if self.shell is not None else {}
 
     def _client(self, function: str, *args: Any, **kwargs: Any) -> Any:
         from . import _client

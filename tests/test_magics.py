@@ -95,6 +95,13 @@ def test_url_target_with_token(shell: InteractiveShell, adder: Any) -> None:
         shell.run_line_magic("mcp_call", f"add a=4 b=5 --url {url} --token wrong")
 
 
+def test_target_options_take_kernel_variables(shell: InteractiveShell, adder: Any) -> None:
+    # A token read from a variable is never written into the cell (or the saved notebook).
+    shell.user_ns.update(where=adder.url, secret=adder.token, numbers={"a": 1, "b": 2})
+    assert shell.run_line_magic("mcp_call", "add $numbers --url $where --token $secret").text == "3"
+    assert shell.run_line_magic("mcp_call", "add a=4 b=5 --token $secret --url $where").text == "9"
+
+
 def test_unreachable_url_says_so(shell: InteractiveShell) -> None:
     with pytest.raises(UsageError, match=r"Could not connect to http://127\.0\.0\.1:9/mcp"):
         shell.run_line_magic("mcp_call", "add a=1 b=2 --url http://127.0.0.1:9/mcp --timeout 5")
