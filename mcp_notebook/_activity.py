@@ -73,11 +73,17 @@ class CallRecord:
 class ActivityLog:
     """The bounded logs of one server, and who is told of each new record."""
 
-    def __init__(self, history: int, guards: Any) -> None:
+    def __init__(
+        self,
+        history: int,
+        guards: Any,
+        is_local: Callable[[ServerRequestContext[Any]], bool] = lambda ctx: False,
+    ) -> None:
         self.calls: deque[CallRecord] = deque(maxlen=history)  # tools/call only
         self.activity: deque[CallRecord] = deque(maxlen=history)  # every request
         self.listeners: list[Callable[[CallRecord], None]] = []
         self.guards = guards  # writes the audit log
+        self._is_local = is_local  # the notebook's own requests are "notebook", whatever its client says
 
     def record(self, record: CallRecord) -> None:
         self.activity.append(record)
@@ -114,7 +120,7 @@ class ActivityLog:
         record = CallRecord(
             tool=str(subject),
             arguments=params,
-            client=client_name(ctx),
+            client="notebook" if self._is_local(ctx) else client_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,

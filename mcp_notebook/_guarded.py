@@ -70,7 +70,8 @@ class Guardrails:
         calls, seconds = entry.rate_limit
         with self._lock:
             bucket = self._buckets.get(entry.name)
-            if bucket is None:
+            # A cell that redefines the tool with another limit gets a fresh bucket with that limit.
+            if bucket is None or (bucket.burst, bucket.rate) != (int(calls), calls / seconds):
                 bucket = self._buckets[entry.name] = TokenBucket(rate=calls / seconds, burst=int(calls))
         wait = bucket.try_acquire()
         if wait is not None:

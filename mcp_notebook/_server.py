@@ -99,7 +99,7 @@ class ToolServer:
         self.approval = approval if approval is not None else ApprovalPolicy()
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
-        self.log = ActivityLog(history, self.guards)
+        self.log = ActivityLog(history, self.guards, self._is_local)
         self.calls = self.log.calls  # tools/call only
         self.activity = self.log.activity  # every request
         self.call_listeners = self.log.listeners

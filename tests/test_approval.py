@@ -159,6 +159,9 @@ def test_the_notebooks_own_calls_are_not_asked_about(asking: Any, catalogue: Cat
     done = define(catalogue)
     result = mcp_notebook.call("delete_row", {"row": 5})  # would wait 5 s and fail if it asked
     assert result.text == "deleted 5" and done == ["deleted 5"]
+    mcp_notebook.list_tools()
+    # Every request of the notebook's own client is the notebook's, not only its tool calls.
+    assert {record.client for record in asking.activity} == {"notebook"}
 
 
 def test_a_late_answer_changes_nothing() -> None:

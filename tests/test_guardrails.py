@@ -34,6 +34,16 @@ async def test_over_the_rate_limit_says_when_to_retry(server: Any, catalogue: Ca
     assert third.is_error and "Wait 30.0 s, then call it again" in third.content[0].text
     assert server.calls[-1].decision == "rate limited"
 
+    # Re-running the cell with a looser limit applies it at once (no server restart).
+    @tool(catalogue=catalogue, rate_limit=(5, 60), read_only=True)
+    def lookup(word: str) -> str:  # noqa: F811 - the cell, run again
+        """Look a word up. Use when a word needs a definition."""
+        return word
+
+    async with connect(server, "auto") as client:
+        again = await client.call_tool("lookup", {"word": "d"})
+    assert not again.is_error
+
 
 async def test_a_slow_call_is_abandoned_and_the_server_goes_on(server: Any, catalogue: Catalogue) -> None:
     release = threading.Event()
