@@ -4,6 +4,10 @@ Security defaults (spec 2025-11-25 basic/transports "Security Warning"): bind lo
 ``Host`` and ``Origin`` (the SDK's transport security: 421 / 403), and require a token. The token
 is accepted the two ways people already know: ``Authorization: Bearer <token>`` (MCP clients)
 and ``?token=<token>`` (the Jupyter way, and the only way for tools that cannot send headers).
+
+Requests the SDK would refuse with a bare plain-text line are refused here first, with a JSON-RPC
+error that says what to change: a body that is not JSON (415) and a body over the size limit (413,
+``MCP_NOTEBOOK_MAX_REQUEST_BYTES``, 4 MiB by default).
 """
 
 from __future__ import annotations
@@ -11,18 +15,73 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import os
 from typing import Any
 from urllib.parse import parse_qs
 
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ._text import t
+from ._text import add_messages, t
 
 MCP_PATH = "/mcp"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
+DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024  # the SDK's own default
+
+add_messages(
+    {
+        "http.not_json": {
+            "en": (
+                "This MCP endpoint reads JSON-RPC messages as JSON, but the request says Content-Type {got}. "
+                "Send the header 'Content-Type: application/json' with a JSON body."
+            ),
+            "ko": (
+                "이 MCP 엔드포인트는 JSON-RPC 메시지를 JSON으로 읽는데, 요청의 Content-Type이 {got}입니다. "
+                "JSON 본문과 함께 'Content-Type: application/json' 헤더를 보내세요."
+            ),
+        },
+        "http.too_large": {
+            "en": (
+                "The request body is larger than this server accepts ({limit} bytes = {mib}). Send less: "
+                "pass large data as a file path or a resource rather than inline. To raise the limit, set "
+                "the environment variable {variable} (e.g. {variable}={example}) before starting the server."
+            ),
+            "ko": (
+                "요청 본문이 이 서버가 받는 크기({limit}바이트 = {mib})보다 큽니다. 더 적게 보내세요: 큰 데이터는 "
+                "인자에 직접 넣지 말고 파일 경로나 리소스로 넘기세요. 한도를 올리려면 서버를 시작하기 전에 환경 변수 "
+                "{variable}을(를) 설정하세요(예: {variable}={example})."
+            ),
+        },
+        "http.bad_max_request_bytes": {
+            "en": "{variable} must be a whole number of bytes greater than 0 (e.g. {example}), got {value!r}.",
+            "ko": "{variable}은(는) 0보다 큰 바이트 수(정수)여야 합니다(예: {example}). 받은 값: {value!r}.",
+        },
+    }
+)
+
+
+def max_request_bytes() -> int:
+    """The request body limit: ``MCP_NOTEBOOK_MAX_REQUEST_BYTES``, else 4 MiB."""
+    value = os.environ.get(MAX_REQUEST_BYTES_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_MAX_REQUEST_BYTES
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if limit <= 0:
+        raise ValueError(
+            t(
+                "http.bad_max_request_bytes",
+                variable=MAX_REQUEST_BYTES_VARIABLE,
+                example=2 * DEFAULT_MAX_REQUEST_BYTES,
+                value=value,
+            )
+        )
+    return limit
 
 
 def is_loopback(host: str) -> bool:
@@ -35,9 +94,11 @@ def is_loopback(host: str) -> bool:
 
 
 class Gate:
-    """ASGI middleware in front of the SDK's app: the token, then the protocol version.
+    """ASGI middleware in front of the SDK's app: the token, the body, then the protocol version.
 
     - No valid token → 401 that says where the token is.
+    - A POST whose ``Content-Type`` is not JSON → 415, and a body over `max_body` bytes → 413, each
+      saying what to change (the SDK answers both with a bare text line that names no fix).
     - An unknown ``MCP-Protocol-Version`` → ``-32022`` naming *every* version served. The SDK's
       own rejection lists only the 2026-era versions; this endpoint serves both eras on one URL,
       so a client that cannot speak 2026-07-28 must learn it may fall back to the handshake
@@ -46,15 +107,16 @@ class Gate:
     One layer, not two: it runs on every request.
     """
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, max_body: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
         self.app = app
         self._token = token.encode()
+        self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        version = None
+        version = content_type = length = None
         authorized = False
         for key, value in scope["headers"]:
             if key == b"authorization":
@@ -64,6 +126,11 @@ class Gate:
                 )
             elif key == b"mcp-protocol-version":
                 version = value.decode("latin-1")
+            elif key == b"content-type":
+                content_type = value
+            elif key == b"content-length":
+                length = value
+        post = scope.get("method") == "POST"
         if not authorized and not self._token_in_query(scope):
             payload = {
                 "jsonrpc": "2.0",
@@ -71,10 +138,59 @@ class Gate:
                 "error": {"code": -32001, "message": t("http.unauthorized")},
             }
             await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
-        elif version is not None and version not in SUPPORTED_VERSIONS and scope.get("method") == "POST":
+        elif post and not (content_type or b"").lower().startswith(b"application/json"):
+            # The same test as the SDK's, so nothing it accepted before is refused now.
+            got = repr(content_type.decode("latin-1")[:100]) if content_type is not None else "(none)"
+            await _send_error(send, 415, t("http.not_json", got=got))
+        elif post and length is not None and _too_long(length, self.max_body):
+            await self._too_large(send)
+        elif post and length is None:
+            # No Content-Length (a chunked body): count it while reading, then hand it on.
+            await self._read_within_limit(scope, receive, send, version)
+        else:
+            await self._forward(scope, receive, send, version)
+
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, version: str | None) -> None:
+        if version is not None and version not in SUPPORTED_VERSIONS and scope.get("method") == "POST":
             await self._unsupported_version(version, receive, send)
         else:
             await self.app(scope, receive, send)
+
+    async def _read_within_limit(
+        self, scope: Scope, receive: Receive, send: Send, version: str | None
+    ) -> None:
+        chunks: list[bytes] = []
+        size = 0
+        later: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                later.append(message)  # the client went away: the app learns it as it would have
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await self._too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        later.insert(0, {"type": "http.request", "body": b"".join(chunks), "more_body": bool(later)})
+
+        async def replay() -> Message:
+            return later.pop(0) if later else await receive()
+
+        await self._forward(scope, replay, send, version)
+
+    async def _too_large(self, send: Send) -> None:
+        message = t(
+            "http.too_large",
+            limit=self.max_body,
+            mib=f"{self.max_body / (1 << 20):.3g} MiB",
+            variable=MAX_REQUEST_BYTES_VARIABLE,
+            example=2 * self.max_body,
+        )
+        await _send_error(send, 413, message)
 
     def _token_in_query(self, scope: Scope) -> bool:
         query = scope.get("query_string", b"")
@@ -106,6 +222,20 @@ class Gate:
 _MAX_PEEK = 1 << 20
 
 
+def _too_long(length: bytes, limit: int) -> bool:
+    try:
+        return int(length) > limit
+    except ValueError:
+        return False  # the HTTP parser has refused such a request already
+
+
+async def _send_error(send: Send, status: int, message: str) -> None:
+    # -32600 Invalid Request: the message never reached JSON-RPC, so it has no id.
+    await _send_json(
+        send, status, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    )
+
+
 async def _send_json(
     send: Send, status: int, payload: Any, extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
@@ -130,11 +260,16 @@ def security_settings(host: str, port: int) -> TransportSecuritySettings:
     )
 
 
-def build_app(sdk_server: Any, *, token: str, host: str, port: int) -> ASGIApp:
-    """A fresh ASGI app (the SDK's session manager can run only once per app)."""
+def build_app(sdk_server: Any, *, token: str, host: str, port: int, max_body: int | None = None) -> ASGIApp:
+    """A fresh ASGI app (the SDK's session manager can run only once per app).
+
+    `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
+    """
+    limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=security_settings(host, port),
         host=host,
+        max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
     )
-    return Gate(app, token)
+    return Gate(app, token, limit)

@@ -316,6 +316,8 @@ def serve(
             _, server = portal.start_task(_run_http, tools, sock, token, host, port)
         except Exception as exc:
             sock.close()
+            tools.guards.close()  # the audit log it opened
+            runner.workers.close()
             raise ServerError(t("serve.failed", error=exc)) from exc
         install_capture(lambda: runtime.thread)
         # Importing jsonschema can take most of a second; do it now, in the background, rather than
@@ -394,6 +396,9 @@ async def _run_http(
     config = uvicorn.Config(
         app,
         log_level="warning",
+        # No logging setup of uvicorn's own: its default puts a stderr handler on the "uvicorn" logger,
+        # and a warning (a port scanner, a client speaking https) would land in the %mcp_serve cell.
+        log_config=None,
         access_log=False,
         lifespan="on",
         ws="none",

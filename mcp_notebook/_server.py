@@ -220,6 +220,15 @@ class ToolServer:
             record.duration = time.perf_counter() - clock
             self.log.record(record)
             raise MCPError(exc.code, exc.message, data=exc.data) from None
+        except anyio.get_cancelled_exc_class():
+            # The client hung up (the SDK cancels the handler): what did run must still be on record.
+            record.outcome = (
+                f"{record.outcome} (client disconnected)" if record.outcome else "client disconnected"
+            )
+            record.is_error = True
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
         finally:
             self.guards.reset_client(client)
         record.duration = time.perf_counter() - clock
