@@ -312,8 +312,8 @@ async def run_job(job: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown job kind {kind!r}")
 
 
-def client_worker_main() -> int:
-    """`--client-worker`: run JSON jobs from stdin, one per line, answering each on stdout."""
+def client_worker_main(run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None) -> int:
+    """`--client-worker`: run JSON jobs from stdin (with `run`, default `run_job`), answering on stdout."""
     # Only this process's protocol lines go to the real stdout; anything else printed lands on stderr.
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     sys.stdout.flush()
@@ -334,7 +334,7 @@ def client_worker_main() -> int:
         if not line.strip():
             continue
         try:
-            data = anyio.run(run_job, json.loads(line))
+            data = anyio.run(run or run_job, json.loads(line))
             answer({"ok": True, **data})
         except BaseException as exc:  # report every failure to the parent; a bad job ends no run
             if isinstance(exc, KeyboardInterrupt):
@@ -351,6 +351,8 @@ class ClientWorker:
     killed and replaced for the next job.
     """
 
+    script = Path(__file__).resolve()  # started as `script --client-worker`
+
     def __init__(self) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.stderr: Any = None
@@ -361,7 +363,7 @@ class ClientWorker:
         # Kept open for the worker's lifetime (closed in close()); read back only to explain a failure.
         self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--client-worker"],
+            [sys.executable, str(self.script), "--client-worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             text=True, encoding="utf-8", bufsize=1, cwd=str(ROOT),
         )  # fmt: skip
