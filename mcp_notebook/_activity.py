@@ -38,11 +38,12 @@ class CallRecord:
     request_id: Any = None
     method: str = "tools/call"
     error: dict[str, Any] | None = None
+    rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
 
     def wire(self) -> dict[str, Any]:
         """The JSON-RPC request and response of this call, as the server read and answered them."""
         params = (
-            {"name": self.tool, "arguments": self.arguments}
+            {"name": self.tool, "arguments": self.arguments, **self.rounds}
             if self.method == "tools/call"
             else self.arguments
         )
@@ -131,7 +132,7 @@ class ActivityLog:
         try:
             result = await call_next()
             record.outcome = "ok"
-            record.result = dumped(result)
+            record.result = _bounded(dumped(result))
             return result
         except MCPError as exc:
             record.outcome, record.is_error = f"error {exc.code}", True
@@ -147,6 +148,22 @@ def dumped(result: Any) -> dict[str, Any]:
         dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
     return dict(result) if isinstance(result, dict) else {}
+
+
+SEALED = "<sealed: the client got it encrypted, and cannot read or change it>"
+"""What the activity log shows for a ``requestState`` (never the plaintext the server keeps inside)."""
+
+_KEPT_ITEMS = 10
+
+
+def _bounded(result: dict[str, Any]) -> dict[str, Any]:
+    """A list result with its first items only: a log of 10,000 full tools/list pages would not fit."""
+    for key in ("tools", "resources", "resourceTemplates", "prompts"):
+        items = result.get(key)
+        if isinstance(items, list) and len(items) > _KEPT_ITEMS:
+            more = len(items) - _KEPT_ITEMS
+            return {**result, key: [*items[:_KEPT_ITEMS], f"... {more} more (not kept in the activity log)"]}
+    return result
 
 
 def session_id_of(ctx: ServerRequestContext[Any]) -> str | None:

@@ -132,6 +132,7 @@ class ServerHandle:
         url_host = f"[{host}]" if ":" in host else host
         self.url = f"http://{url_host}:{port}{MCP_PATH}"
         self._stop: Callable[[], None] | None = None
+        self._panel: Any = None
         self.running = False
 
     @property
@@ -184,10 +185,16 @@ class ServerHandle:
         return len(calls)
 
     def panel(self) -> Any:
-        """A widget with the server's status, approval prompts and activity log (display it)."""
+        """A widget with the server's status, approval prompts and activity log (display it).
+
+        One panel per server: showing it again (``%mcp_serve`` run twice) shows the same one, so
+        the server never feeds two.
+        """
         from .widgets import ServerPanel
 
-        return ServerPanel(self)
+        if self._panel is None:
+            self._panel = ServerPanel(self)
+        return self._panel
 
     @property
     def pending(self) -> list[ApprovalRequest]:
@@ -199,6 +206,8 @@ class ServerHandle:
         stop, self._stop = self._stop, None
         if stop is not None:
             stop()
+            if self._panel is not None:
+                self._panel.stopped()
 
     def status(self) -> str:
         if not self.running:

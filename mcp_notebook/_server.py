@@ -38,7 +38,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from ._activity import ActivityLog, CallRecord, client_name, session_id_of
+from ._activity import SEALED, ActivityLog, CallRecord, client_name, session_id_of
 from ._approval import ApprovalPolicy
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
@@ -149,7 +149,9 @@ class ToolServer:
         )
         # One list of versions everywhere: server/discover names every version this endpoint serves,
         # as the -32022 answer does (a client of either era learns it can fall back).
-        self.sdk.add_request_handler("server/discover", types.RequestParams, self._discover)
+        self.sdk.add_request_handler(
+            "server/discover", types.RequestParams, self.log.observed("server/discover", self._discover)
+        )
         # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
         # way back by the SDK, so a tool's earlier answers cannot be forged or edited by a client.
         self.sdk.middleware.append(
@@ -210,6 +212,15 @@ class ToolServer:
             started=time.time(),
             request_id=ctx.request_id,
         )
+        if params.input_responses is not None or params.request_state is not None:
+            # What the client sent for a later round (the state as the client holds it: sealed).
+            answers = {
+                k: v.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for k, v in (params.input_responses or {}).items()
+            }
+            record.rounds = {"inputResponses": answers} if answers else {}
+            if params.request_state is not None:
+                record.rounds["requestState"] = SEALED
         clock = time.perf_counter()
         client = self.guards.set_client(record.client)
         try:
@@ -233,10 +244,16 @@ class ToolServer:
             self.guards.reset_client(client)
         record.duration = time.perf_counter() - clock
         record.is_error = bool(result.get("isError"))
-        record.result = result
-        self.log.record(record)
         # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
-        return {"resultType": "complete", **result}
+        answer = {"resultType": "complete", **result}
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            record.result = result
+        elif "requestState" in answer:
+            record.result = {**answer, "requestState": SEALED}
+        else:
+            record.result = answer
+        self.log.record(record)
+        return answer
 
     async def _checked_call(
         self,

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, Elicitation, prompt, serve, tool
+from mcp_notebook._activity import SEALED
 from mcp_notebook._asks import CallInProgress, ElicitationForm
 from tests.conftest import ERAS, connect, serve_unattended
 
@@ -360,3 +361,43 @@ def test_the_notebooks_client_shows_the_question_as_a_form(catalogue: Catalogue,
         assert pending.result(30).text == "Hello, Mina!"
     finally:
         srv.stop()
+
+
+def test_the_activity_log_shows_each_round_as_it_went_over_the_wire(asking_tools: Any) -> None:
+    first = _json(
+        _post(asking_tools, {"params": {"name": "greet", "arguments": {"greeting": "Hi"}}}, "greet")
+    )
+    state = first["result"]["requestState"]
+    answer = {"elicit-1": {"action": "accept", "content": {"name": "Mina"}}}
+    params = {
+        "name": "greet",
+        "arguments": {"greeting": "Hi"},
+        "inputResponses": answer,
+        "requestState": state,
+    }
+    second = _json(_post(asking_tools, {"params": params}, "greet"))
+    assert second["result"]["content"][0]["text"] == "Hi, Mina!"
+    asked, answered = (record.wire() for record in asking_tools.calls[-2:])
+    assert asked["response"]["result"]["resultType"] == "input_required"
+    # Never the plaintext the server keeps inside the state (earlier answers, the approval).
+    assert asked["response"]["result"]["requestState"] == SEALED
+    assert answered["request"]["params"]["inputResponses"] == answer
+    assert answered["request"]["params"]["requestState"] == SEALED
+    assert answered["response"]["result"]["resultType"] == "complete"
+
+
+def test_discovery_is_in_the_activity_log_and_long_lists_are_cut(server: Any, catalogue: Catalogue) -> None:
+    for index in range(15):
+        tool(read_only=True, catalogue=catalogue, name=f"tool_{index}", lint=False)(lambda: "x")
+
+    async def main() -> None:
+        async with connect(server, "auto") as client:
+            await client.list_tools()
+
+    import anyio
+
+    anyio.run(main)
+    methods = [record.method for record in server.activity]
+    assert "server/discover" in methods
+    listed = next(record for record in server.activity if record.method == "tools/list").result["tools"]
+    assert len(listed) == 11 and listed[-1] == "... 5 more (not kept in the activity log)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import html
 import textwrap
@@ -45,6 +46,11 @@ def wait_for_prompt(panel: ServerPanel) -> ApprovalPrompt:
     return prompt
 
 
+def activity_rows(panel: Any) -> list[str]:
+    """The rows of the panel's activity log (each a ``<details>`` element: summary line, then the wire)."""
+    return panel.activity.value.split("<details")[1:]
+
+
 @pytest.mark.parametrize(
     ("button", "expected"), [("approve_button", "deleted 4"), ("deny_button", "declined")]
 )
@@ -64,7 +70,8 @@ def test_clicking_a_prompt_decides_the_waiting_call(catalogue: Catalogue, button
         assert expected in result.content[0].text
         assert prompt.decision in ("approved", "denied") and prompt.approve_button.disabled
         assert panel.approvals.children == ()  # answered prompts leave the panel
-        rows = [row.children[0].value for row in panel.activity.children]
+        panel.activity.flush()
+        rows = activity_rows(panel)
         assert any("tools/call" in row and "delete_row" in row for row in rows)
         assert repr(panel) == f"<MCP server panel: {srv.url}, approval='ask'>"
     finally:
@@ -207,8 +214,9 @@ def test_activity_shows_the_wire_and_exports_jsonl(catalogue: Catalogue, tmp_pat
         for word in ("a", "b", "c"):
             outside_call(srv, "echo", {"text": word})
         assert [record.arguments["text"] for record in srv.calls] == ["b", "c"]  # a bounded ring
-        call_rows = [row for row in panel.activity.children if "tools/call" in row.children[0].value]
-        details = html.unescape(call_rows[-1].children[1].children[0].value)
+        panel.activity.flush()
+        call_rows = [row for row in activity_rows(panel) if "tools/call" in row.split("</summary>")[0]]
+        details = html.unescape(call_rows[-1].split("</summary>")[1])
         assert '"method": "tools/call"' in details and '"jsonrpc": "2.0"' in details
         assert '"result": {' in details and "printed by the tool" in details
         path = tmp_path / "activity.jsonl"
@@ -293,7 +301,8 @@ def test_every_request_is_in_the_activity_log_with_its_wire(catalogue: Catalogue
             failed["request"]["params"] == {"uri": "notes://nope"}
             and failed["response"]["error"]["code"] == -32002
         )
-        lines = [html.unescape(row.children[0].value) for row in panel.activity.children]
+        panel.activity.flush()
+        lines = [html.unescape(row.split("</summary>")[0]) for row in activity_rows(panel)]
         assert any("resources/read" in line and "notes://hi" in line for line in lines)
     finally:
         srv.stop()
@@ -311,3 +320,32 @@ def test_an_unknown_tool_is_in_the_activity_log_as_a_protocol_error(catalogue: C
         assert srv.calls == []  # not a tool call that ran
     finally:
         srv.stop()
+
+
+def test_a_busy_server_adds_rows_not_widgets_and_keeps_one_panel(catalogue: Catalogue) -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    from tests.conftest import serve_unattended
+
+    @tool(catalogue=catalogue, read_only=True)
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    srv = serve_unattended(catalogue)
+    try:
+        panel = srv.panel()
+        assert srv.panel() is panel  # %mcp_serve run again shows the same panel: the server feeds one
+        panel.activity._rows = collections.deque(maxlen=5)  # a short log, to see it stay bounded
+        outside_call(srv, "echo", {"text": "warm-up"})
+        panel.activity.flush()
+        before = len(_instances)
+        for index in range(20):
+            outside_call(srv, "echo", {"text": f"call {index}"})
+        panel.activity.flush()
+        assert len(_instances) == before  # a widget per request would pile up in kernel and browser
+        rows = activity_rows(panel)
+        assert len(rows) == 5 and any("call 19" in row for row in rows)  # the newest, and only 5
+    finally:
+        srv.stop()
+    assert "stopped" in panel.header.value

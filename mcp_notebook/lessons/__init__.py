@@ -29,7 +29,7 @@ from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Voc
 from ._exercise import Exercise, Feedback
 from ._toolcheck import Param, Probe, ToolExercise
 
-CHAPTERS = ("ch00", "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07")
+CHAPTERS = ("ch00", "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08")
 """Chapter modules with exercises, in order."""
 
 __all__ = [

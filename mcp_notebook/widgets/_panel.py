@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
 import json
 from typing import Any
@@ -11,6 +10,7 @@ import ipywidgets as widgets
 
 from .._approval import ApprovalRequest
 from .._text import add_messages, t
+from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 
@@ -40,8 +40,6 @@ add_messages(
         "entry.details": {"en": "Details", "ko": "자세히"},
     }
 )
-
-MAX_ENTRIES = 200
 
 
 class ApprovalPrompt(widgets.VBox):
@@ -97,8 +95,7 @@ class ServerPanel(widgets.VBox):
         self.max_entries = max_entries
         self.header = widgets.HTML(self._header())
         self.approvals = widgets.VBox([])
-        self.activity = widgets.VBox([widgets.HTML(f"<i>{html.escape(t('panel.no_activity'))}</i>")])
-        self._entries = 0
+        self.activity = ActivityView(max_entries)
         self.catalogue = CatalogueView(server.catalogue)
         self.connect = ConnectView(server)
         sections = widgets.Accordion(
@@ -134,31 +131,27 @@ class ServerPanel(widgets.VBox):
         self.approvals.children = tuple(child for child in self.approvals.children if child is not prompt)
 
     def show_call(self, record: Any) -> None:
-        """Add one line to the activity log (from the server's thread)."""
-        when = _dt.datetime.fromtimestamp(record.started).strftime("%H:%M:%S")
-        arguments = json.dumps(record.arguments, ensure_ascii=False)
-        if len(arguments) > 80:
-            arguments = arguments[:77] + "..."
-        colour = "#b3261e" if record.is_error else "#1b6e3a"
-        line = (
-            f"<code>{when}</code> {html.escape(record.client or '?')} · {html.escape(record.method)} "
-            f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {record.decision}"
-            f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
-        )
-        # The wire view learners need: what went over the connection, both ways.
-        details = json.dumps(record.wire(), ensure_ascii=False, indent=2)
-        body = widgets.HTML(
-            f"<pre>{html.escape(details)}</pre>"
-            + (f"<pre>{html.escape(record.stdout)}</pre>" if record.stdout else "")
-        )
-        entry = widgets.Accordion([body], titles=(t("entry.details"),), selected_index=None)
-        row = widgets.VBox([widgets.HTML(line), entry])
-        self._entries += 1
-        children = self.activity.children if self._entries > 1 else ()
-        self.activity.children = (*children, row)[-self.max_entries :]
+        """Queue one request for the activity log (on the server's thread; rendered off its path)."""
+        self.activity.add(record)
 
     def refresh(self) -> None:
         self.header.value = self._header()
+
+    def stopped(self) -> None:
+        """The server stopped: say so, show the last requests, and let the log's thread end."""
+        self.refresh()
+        self.activity.stop()
+
+    def close(self) -> None:
+        """Stop following the server, and close the views."""
+        for listeners, listener in (
+            (self.server.approval.listeners, self.show_request),
+            (self.server.tool_server.call_listeners, self.show_call),
+        ):
+            if listener in listeners:
+                listeners.remove(listener)
+        self.activity.close()
+        super().close()
 
     def __repr__(self) -> str:
         # What nbval and text-only frontends see: stable (the port is sanitized), and useful.

@@ -1,0 +1,100 @@
+"""The live activity log of the server panel: one line per request, with its JSON-RPC wire.
+
+Rendering is kept off the server's path: a request only queues its record (the server answers at
+once), and a thread of the view's own turns queued records into HTML, in batches when they come
+fast. The log is one HTML widget whose rows are ``<details>`` elements, so a busy server adds text,
+not widgets (a widget per row would pile up in the kernel and the browser).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import queue
+import threading
+from collections import deque
+from typing import Any
+
+import ipywidgets as widgets
+
+from .._text import t
+
+MAX_ENTRIES = 200
+MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export
+
+
+class ActivityView(widgets.HTML):
+    """The most recent `max_entries` requests, newest last; `flush()` renders what is queued now."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+        super().__init__(f"<i>{html.escape(t('panel.no_activity'))}</i>")
+        self._rows: deque[str] = deque(maxlen=max_entries)
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = False
+        threading.Thread(target=self._run, name="mcp-notebook-activity", daemon=True).start()
+
+    def add(self, record: Any) -> None:
+        """Queue one record (called on the server's thread: cheap, never renders)."""
+        self._queue.put(record)
+        self._wake.set()
+
+    def flush(self) -> None:
+        """Render every queued record now."""
+        with self._lock:
+            added = False
+            while True:
+                try:
+                    record = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                self._rows.append(render_row(record))
+                added = True
+            if added:
+                self.value = "".join(self._rows)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                return
+            try:
+                self.flush()
+            except Exception:  # a record that cannot be shown must not end the view
+                continue
+
+    def stop(self) -> None:
+        """Render what is queued and end the thread (the rows stay on show)."""
+        self._closed = True
+        self._wake.set()
+        self.flush()
+
+    def close(self) -> None:
+        self.stop()
+        super().close()
+
+
+def render_row(record: Any) -> str:
+    """One request as a collapsible HTML row: the summary line, then the wire both ways."""
+    when = _dt.datetime.fromtimestamp(record.started).strftime("%H:%M:%S")
+    arguments = json.dumps(record.arguments, ensure_ascii=False, default=str)
+    if len(arguments) > 80:
+        arguments = arguments[:77] + "..."
+    colour = "#b3261e" if record.is_error else "#1b6e3a"
+    line = (
+        f"<code>{when}</code> {html.escape(record.client or '?')} · {html.escape(record.method)} "
+        f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {html.escape(record.decision)}"
+        f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
+    )
+    # The wire view learners need: what went over the connection, both ways.
+    details = json.dumps(record.wire(), ensure_ascii=False, indent=2, default=str)
+    if len(details) > MAX_WIRE_CHARS:
+        details = details[:MAX_WIRE_CHARS] + "\n..."
+    stdout = f"<pre>{html.escape(record.stdout)}</pre>" if record.stdout else ""
+    return (
+        f"<details class='mcp-activity-row'><summary>{line}</summary>"
+        f"<pre>{html.escape(details)}</pre>{stdout}</details>"
+    )
