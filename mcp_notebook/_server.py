@@ -265,6 +265,10 @@ class ToolServer:
     ) -> dict[str, Any]:
         # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
         # then ask, then run.
+        if "validator" not in entry.__dict__:
+            # The first call of a tool compiles its schema, which may wait for jsonschema's import
+            # (warming up in the background right after serve()): not on the loop, which serves others.
+            await anyio.to_thread.run_sync(lambda: entry.validator)
         problems = argument_problems(entry.validator, arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
