@@ -132,7 +132,7 @@ class ToolServer:
             on_subscribe_resource=self.log.observed("resources/subscribe", self.data.subscribe),
             on_unsubscribe_resource=self.log.observed("resources/unsubscribe", self.data.unsubscribe),
             on_list_prompts=self.log.observed("prompts/list", self.data.list_prompts),
-            on_get_prompt=self.log.observed("prompts/get", self.data.get_prompt),
+            on_get_prompt=self.log.observed("prompts/get", self._get_prompt),
             on_completion=self.log.observed("completion/complete", self.data.complete),
             on_subscriptions_listen=self.listen_handler,
         )
@@ -153,10 +153,10 @@ class ToolServer:
             "server/discover", types.RequestParams, self.log.observed("server/discover", self._discover)
         )
         # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
-        # way back by the SDK, so a tool's earlier answers cannot be forged or edited by a client.
-        self.sdk.middleware.append(
-            RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
-        )
+        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
+        # client. Only calls of tools and prompts that take a Context go through it (no one else
+        # mints state), so every other request pays nothing for it.
+        self.boundary = RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
@@ -224,7 +224,19 @@ class ToolServer:
         clock = time.perf_counter()
         client = self.guards.set_client(record.client)
         try:
-            result = await self._checked_call(ctx, entry, arguments, record, local)
+            if entry.context:
+                sealed = await self.boundary(
+                    ctx, lambda c: self._checked_call(c, entry, arguments, record, local)
+                )
+                result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
+            else:
+                result = await self._checked_call(ctx, entry, arguments, record, local)
+        except MCPError as exc:  # a requestState that fails verification (forged, edited, expired)
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.error.message}
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
         except ProtocolRefusal as exc:  # e.g. a client capability the tool needs is missing
             record.outcome, record.is_error = f"error {exc.code}", True
             record.error = {"code": exc.code, "message": exc.message}
@@ -408,6 +420,12 @@ class ToolServer:
             # With an output schema, structured content is required: it stays, only the text shrinks.
             kept["structuredContent"] = result["structuredContent"]
         return kept
+
+    async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
+        entry = self.catalogue.get_prompt(params.name)
+        if entry is not None and entry.context:
+            return await self.boundary(ctx, lambda c: self.data.get_prompt(c, params))
+        return await self.data.get_prompt(ctx, params)
 
     # -- logging and discovery ------------------------------------------------------------------
     async def _set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> Any:

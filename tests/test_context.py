@@ -289,6 +289,7 @@ def test_request_state_is_sealed_and_a_tampered_one_is_refused(asking_tools: Any
     other = _json(_post(asking_tools, {"params": {"name": "greet", "arguments": {"greeting": "Hi"},
                                                    "inputResponses": answer, "requestState": sealed}}, "greet"))  # fmt: skip
     assert other["error"]["code"] == -32602
+    assert asking_tools.activity[-1].outcome == "error -32602"  # refused, and on record
 
 
 def test_a_malformed_answer_is_never_taken_as_an_answer(asking_tools: Any) -> None:

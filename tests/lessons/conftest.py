@@ -63,3 +63,52 @@ def shell() -> Iterator[InteractiveShell]:
     finally:
         ip.user_ns.clear()
         ip.user_ns.update(saved)
+
+
+class WordExerciseChecks:
+    """What every chapter checks of its word exercises; a chapter's test module subclasses it.
+
+    Subclasses set ``CHAPTER`` (the lesson module), ``RIGHT`` (``{name: a right answer}``) and
+    ``WRONG`` (``[(name, a typical wrong answer, a piece of the advice it must get)]``). Exercises
+    answered by writing code are checked through a server in the chapter's own tests.
+    """
+
+    CHAPTER: Any
+    RIGHT: dict[str, Any]
+    WRONG: list[tuple[str, Any, str]]
+
+    def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones(self) -> None:
+        names = self.CHAPTER.__all__
+        words = {
+            n
+            for n in names
+            if isinstance(getattr(self.CHAPTER, n), Classification | MultipleChoice | ShortAnswer)
+        }
+        assert set(self.RIGHT) == words
+        assert {key for key, _, _ in self.WRONG} == words
+        assert len(names) >= 3
+
+    def test_a_right_answer_is_accepted(self, key: str) -> None:
+        exercise = getattr(self.CHAPTER, key)
+        feedback = exercise.check(self.RIGHT[key])
+        assert feedback.correct, repr(feedback)
+        assert "정답입니다" in repr(exercise)
+
+    def test_a_typical_wrong_answer_gets_its_advice(self, key: str, answer: Any, advice: str) -> None:
+        exercise = getattr(self.CHAPTER, key)
+        feedback = exercise.check(answer)
+        assert feedback.kind == "incorrect"
+        assert advice in repr(feedback), repr(feedback)
+        assert f"{key}.hint()" in repr(feedback)
+        assert "시도 1번" in repr(exercise)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    cls = metafunc.cls
+    if cls is None or not issubclass(cls, WordExerciseChecks):
+        return
+    if metafunc.function.__name__ == "test_a_right_answer_is_accepted":
+        metafunc.parametrize("key", sorted(cls.RIGHT))
+    elif metafunc.function.__name__ == "test_a_typical_wrong_answer_gets_its_advice":
+        ids = [f"{key}-{index}" for index, (key, _, _) in enumerate(cls.WRONG)]
+        metafunc.parametrize(("key", "answer", "advice"), cls.WRONG, ids=ids)

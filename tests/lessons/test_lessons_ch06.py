@@ -17,10 +17,8 @@ from IPython.core.interactiveshell import InteractiveShell
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, _text, serve, set_language, tool
 from mcp_notebook._guards import AuditLog
-from mcp_notebook.lessons import Exercise, ToolExercise, ch06
-
-EXERCISES: dict[str, Exercise] = {name: getattr(ch06, name) for name in ch06.__all__}
-WORDS = {name: ex for name, ex in EXERCISES.items() if not isinstance(ex, ToolExercise)}
+from mcp_notebook.lessons import ch06
+from tests.lessons.conftest import WordExerciseChecks
 
 RIGHT: dict[str, Any] = {
     "q1": {
@@ -87,30 +85,10 @@ WRONG: list[tuple[str, Any, str]] = [
 
 
 # -- words ----------------------------------------------------------------------------------------
-def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
-    assert len(EXERCISES) >= 4
-    assert set(RIGHT) == set(WORDS)
-    assert {key for key, _, _ in WRONG} == set(WORDS)
-    assert isinstance(ch06.q5, ToolExercise)
-
-
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    feedback = EXERCISES[key].check(RIGHT[key])
-    assert feedback.correct, repr(feedback)
-    assert "정답입니다" in repr(EXERCISES[key])
-
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect"
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{key}.hint()" in repr(feedback)
-    assert "시도 1번" in repr(exercise)
+class TestWordExercises(WordExerciseChecks):
+    CHAPTER = ch06
+    RIGHT = RIGHT
+    WRONG = WRONG
 
 
 def test_partial_and_unreadable_classifications_say_what_is_wrong() -> None:

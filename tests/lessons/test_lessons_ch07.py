@@ -18,11 +18,9 @@ from IPython.core.interactiveshell import InteractiveShell
 import mcp_notebook
 from mcp_notebook import Catalogue, _text, set_language, tool
 from mcp_notebook._configs import check_connection, classify_failure, client_config
-from mcp_notebook.lessons import Exercise, ch07
+from mcp_notebook.lessons import ch07
 from mcp_notebook.lessons.ch07 import connect_with
-
-EXERCISES: dict[str, Exercise] = {name: getattr(ch07, name) for name in ch07.__all__}
-WORDS = {name: ex for name, ex in EXERCISES.items() if name != "q2"}
+from tests.lessons.conftest import WordExerciseChecks
 
 RIGHT: dict[str, Any] = {
     "q1": {
@@ -70,29 +68,10 @@ WRONG: list[tuple[str, Any, str]] = [
 
 
 # -- words ----------------------------------------------------------------------------------------
-def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
-    assert set(RIGHT) == set(WORDS)
-    assert {key for key, _, _ in WRONG} == set(WORDS)
-    assert len(EXERCISES) >= 4
-
-
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    feedback = EXERCISES[key].check(RIGHT[key])
-    assert feedback.correct, repr(feedback)
-    assert "정답입니다" in repr(EXERCISES[key])
-
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect"
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{key}.hint()" in repr(feedback)
-    assert "시도 1번" in repr(exercise)
+class TestWordExercises(WordExerciseChecks):
+    CHAPTER = ch07
+    RIGHT = RIGHT
+    WRONG = WRONG
 
 
 def test_partial_classification_lists_what_is_missing() -> None:
