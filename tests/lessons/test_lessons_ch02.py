@@ -4,14 +4,13 @@ template" exercise is checked through the real in-kernel server (templates list,
 
 from __future__ import annotations
 
-import string
 from typing import Any, Literal
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import Catalogue, _text, resource, set_language
+from mcp_notebook import Catalogue, resource, set_language
 from mcp_notebook.lessons import Exercise, ch02
 from mcp_notebook.lessons.ch02 import REGION_SALES, ResourceExercise
 
@@ -91,21 +90,6 @@ def test_check_reads_the_answer_from_the_notebook() -> None:
     finally:
         shell.user_ns.clear()
         shell.user_ns.update(saved)
-
-
-def fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-def test_each_chapter_message_is_in_korean_and_english() -> None:
-    prefixes = ("lessons.ch02.", "lessons.resource.", "lessons.vocab.ch02_contents.")
-    keys = [key for key in _text.all_keys() if key.startswith(prefixes)]
-    assert len(keys) > 40
-    for key in keys:
-        messages = _text._MESSAGES[key]
-        assert set(messages) == {"en", "ko"}, key
-        assert fields(messages["en"]) == fields(messages["ko"]), key
-        assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
 
 
 def test_english_is_there_too() -> None:

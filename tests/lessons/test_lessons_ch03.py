@@ -6,7 +6,6 @@ prompts/get)."""
 from __future__ import annotations
 
 import re
-import string
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import Catalogue, _text, prompt, set_language, tool
+from mcp_notebook import Catalogue, prompt, set_language, tool
 from mcp_notebook.lessons import Exercise, ch03
 
 EXERCISES: dict[str, Exercise] = {name: getattr(ch03, name) for name in ch03.__all__}
@@ -103,18 +102,6 @@ def test_english_is_there_too() -> None:
     assert "That is how a tool's inputSchema works" in repr(ch03.q1.check("A"))
     assert "Hint 1/" in repr(ch03.q5.hint())
     assert '"""Ask for an explanation' in repr(ch03.q5.solution())
-
-
-def fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-@pytest.mark.parametrize("key", [key for key in _text.all_keys() if key.startswith("lessons.ch03.")])
-def test_each_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
 
 
 # -- "write a prompt", through the real server ----------------------------------------------------

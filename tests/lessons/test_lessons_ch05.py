@@ -5,7 +5,6 @@ through the real in-kernel server."""
 
 from __future__ import annotations
 
-import string
 from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
@@ -13,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from pydantic import Field
 
 import mcp_notebook
-from mcp_notebook import Catalogue, ToolError, _text, lint, set_language, tool
+from mcp_notebook import Catalogue, ToolError, lint, set_language, tool
 from mcp_notebook.lessons import ch05
 from tests.lessons.conftest import WordExerciseChecks
 
@@ -267,17 +266,3 @@ def test_english_is_there_too() -> None:
     assert "not attempted yet" in repr(ch05.q5)
     assert "Which rule does it break?" in repr(ch05.q2)
     assert "Not for cancelling a booking" in repr(ch05.q5.solution())
-
-
-@pytest.mark.parametrize(
-    "key", [k for k in _text.all_keys() if k.startswith(("lessons.ch05.", "lessons.ch05"))]
-)
-def test_each_chapter_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-
-    def fields(text: str) -> set[str]:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key

@@ -6,7 +6,6 @@ the "write a tool" exercise is checked through the real server as an outside cli
 from __future__ import annotations
 
 import json
-import string
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -15,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import Catalogue, ToolError, _text, serve, set_language, tool
+from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
 from mcp_notebook._guards import AuditLog
 from mcp_notebook.lessons import ch06
 from tests.lessons.conftest import WordExerciseChecks
@@ -374,17 +373,3 @@ def test_english_is_there_too() -> None:
     assert "Which gate stops it?" in repr(ch06.q3)
     assert '"ask" (waits for approval)' in repr(ch06.q1)
     assert "Use when the user asks to see the diary entry" in repr(ch06.q5.solution())
-
-
-@pytest.mark.parametrize(
-    "key", [k for k in _text.all_keys() if k.startswith(("lessons.ch06.", "lessons.vocab.ch06_"))]
-)
-def test_each_chapter_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-
-    def fields(text: str) -> set[str]:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import socket
-import string
 from typing import Any
 
 import anyio
@@ -16,7 +15,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import Catalogue, _text, set_language, tool
+from mcp_notebook import Catalogue, set_language, tool
 from mcp_notebook._configs import check_connection, classify_failure, client_config
 from mcp_notebook.lessons import ch07
 from mcp_notebook.lessons.ch07 import connect_with
@@ -323,17 +322,3 @@ def test_english_is_there_too() -> None:
     assert "the checker does not connect anywhere else" in repr(
         ch07.q2.check(vscode("http://example.com/mcp", {}))
     )
-
-
-@pytest.mark.parametrize(
-    "key", [k for k in _text.all_keys() if k.startswith(("lessons.ch07.", "lessons.vocab.ch07_"))]
-)
-def test_each_chapter_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-
-    def fields(text: str) -> set[str]:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key

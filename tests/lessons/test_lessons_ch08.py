@@ -5,14 +5,13 @@ server, and the asking tool is called by the official SDK client in both eras.""
 from __future__ import annotations
 
 import copy
-import string
 from typing import Annotated, Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import Catalogue, Context, _text, resource, set_language, tool
+from mcp_notebook import Catalogue, Context, resource, set_language, tool
 from mcp_notebook.lessons import ch08
 from tests.lessons.conftest import WordExerciseChecks
 
@@ -390,15 +389,3 @@ def test_english_is_there_too() -> None:
     assert "Which era is it?" in repr(ch08.q2)
     assert "changes come after the question" in repr(ch08.q5.solution())
     assert '"Header-Name": "value"' in repr(ch08.q1)
-
-
-@pytest.mark.parametrize("key", [k for k in _text.all_keys() if k.startswith("lessons.ch08.")])
-def test_each_chapter_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-
-    def fields(text: str) -> set[str]:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
