@@ -72,7 +72,7 @@ class ApprovalRequest:
     annotations: dict[str, Any]
     arguments: dict[str, Any]
     client: str | None
-    created: float = field(default_factory=time.time)
+    created: float = field(default_factory=time.time, repr=False)  # a repr that prints the same in every run
     decision: Decision | None = None
     _on_resolve: list[Callable[[ApprovalRequest], None]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

@@ -55,6 +55,16 @@ add_messages(
             "ko": "Context.{method}()는 클라이언트가 답할 때까지 기다리는데, 이 `async def` 도구는 서버의 이벤트 "
             "루프에서 실행됩니다. 대신 `await ctx.a{method}(...)`를 쓰세요.",
         },
+        "context.in_cell": {
+            "en": "Context.{method}() cannot ask from here: this tool runs on the kernel's thread "
+            "(run_in='kernel') for a cell that is waiting for it, so no form could be shown until the "
+            "cell ends. Define the tool with run_in='thread' (the default) to ask from a notebook call, "
+            "or call it from an outside client.",
+            "ko": "Context.{method}()는 여기서 물을 수 없습니다. 이 도구는 자기를 기다리는 셀을 위해 커널의 "
+            "스레드(run_in='kernel')에서 실행 중이라, 셀이 끝나기 전에는 입력 폼을 보여 줄 수 없습니다. "
+            "노트북에서 부르며 묻게 하려면 도구를 run_in='thread'(기본값)로 정의하거나, 바깥 클라이언트에서 "
+            "부르세요.",
+        },
         "context.missing_capability": {
             "en": "This tool needs the client's {capability!r} capability (to send {method}), and the client "
             "did not declare it. Use a client that supports {capability}, or call a tool that does not "
@@ -337,6 +347,11 @@ class Context:
         if threading.get_ident() == self._loop_thread:
             coroutine.close()
             raise RuntimeError(t("context.on_loop", method=method))
+        if method not in ("progress", "log") and _cell_waiting():
+            # The kernel's thread runs this tool for a cell that waits in %mcp_call: the form that
+            # asks the person could never be shown (the cell would have to end first).
+            coroutine.close()
+            raise RuntimeError(t("context.in_cell", method=method))
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         self._pending.add(future)
         try:
@@ -356,6 +371,12 @@ class Context:
 
 
 _UNANSWERED = object()
+
+
+def _cell_waiting() -> bool:
+    from ._execution import cell_is_waiting
+
+    return cell_is_waiting()
 
 
 def _parse(method: str, raw: Any) -> Any:

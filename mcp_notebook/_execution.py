@@ -42,6 +42,14 @@ STOPPED = object()
 """What `KernelPump.wait` returns when its `stop` condition ended the wait early."""
 
 
+_cell_waiting = threading.local()
+
+
+def cell_is_waiting() -> bool:
+    """Whether this thread runs a tool for a cell that waits for it (``%mcp_call`` of a kernel tool)."""
+    return bool(getattr(_cell_waiting, "active", False))
+
+
 class KernelBusy(Exception):
     """The kernel's main thread did not pick up a call in time."""
 
@@ -87,6 +95,7 @@ class KernelPump:
             # button must stop it, as it would stop a cell.
             on_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, signal.default_int_handler) if on_main else None
+            _cell_waiting.active = in_cell
             try:
                 future.set_result(fn())
             except KeyboardInterrupt as exc:
@@ -96,6 +105,7 @@ class KernelPump:
             except BaseException as exc:  # handed to the waiting server task, which reports it
                 future.set_exception(exc)
             finally:
+                _cell_waiting.active = False
                 if on_main:
                     signal.signal(signal.SIGINT, previous)
 

@@ -172,6 +172,11 @@ def test_a_late_answer_changes_nothing() -> None:
     request.deny()
     request.approve()
     assert request.decision == "denied"
+    # What a notebook prints of it is the same in every run (no clock in it): nbval can compare it.
+    assert repr(request) == (
+        "ApprovalRequest(id=1, tool='t', title=None, description=None, annotations={}, arguments={}, "
+        "client=None, decision='denied')"
+    )
 
 
 def test_auto_mode_says_loudly_that_it_is_on(catalogue: Catalogue) -> None:

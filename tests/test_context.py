@@ -402,3 +402,19 @@ def test_discovery_is_in_the_activity_log_and_long_lists_are_cut(server: Any, ca
     assert "server/discover" in methods
     listed = next(record for record in server.activity if record.method == "tools/list").result["tools"]
     assert len(listed) == 11 and listed[-1] == "... 5 more (not kept in the activity log)"
+
+
+def test_a_kernel_tool_asked_from_its_waiting_cell_says_why_it_cannot_ask(catalogue: Catalogue) -> None:
+    @tool(read_only=True, catalogue=catalogue, run_in="kernel")
+    def greet(ctx: Context) -> str:
+        """Greet by name (on the kernel's thread)."""
+        ctx.progress(0, total=1)  # telling is fine; asking would need a form the waiting cell cannot show
+        return f"Hello, {ctx.elicit('What is your name?', NAME).get('name')}!"
+
+    srv = serve_unattended(catalogue)
+    try:
+        result = mcp_notebook.call("greet")  # this thread plays the cell that waits in %mcp_call
+    finally:
+        srv.stop()
+    assert result.is_error is True
+    assert "run_in='kernel'" in result.text and "run_in='thread'" in result.text
