@@ -428,7 +428,9 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
     """Make a notebook function an MCP tool, bare (``@tool``) or with options (``@tool(...)``).
 
     The function is returned unchanged, so it can still be called directly in the notebook.
-    Running the cell again replaces the tool and tells connected clients.
+    Running the cell again replaces the tool and tells connected clients. A parameter annotated
+    `Context` (``ctx: Context``) is not an argument: the server passes the call in progress, to
+    report progress, log, or ask the client (see `Context`).
 
     Parameters
     ----------
