@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._batch import BatchResult
 from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
-from ._context import Context, Elicitation
+from ._context import Context
 from ._errors import (
     ClientConnectionError,
     InvalidResultError,
@@ -32,6 +32,7 @@ from ._errors import (
 from ._handles import HandleError, HandleStore
 from ._primitives import prompt, publish, resource
 from ._prompts import embed_resource
+from ._questions import Elicitation
 from ._text import get_language, set_language
 
 if TYPE_CHECKING:

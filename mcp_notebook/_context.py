@@ -30,21 +30,27 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._questions import (
+    CAPABILITY,
+    ELICIT,
+    KEY_PREFIX,
+    ROOTS,
+    SAMPLE,
+    UNANSWERED,
+    Elicitation,
+    InputRequired,
+    ProtocolRefusal,
+    form_schema,
+    parse_answer,
+)
 from ._text import add_messages, t
 
-__all__ = ["Context", "Elicitation"]
+__all__ = ["Context"]
 
-ELICIT = "elicitation/create"
-SAMPLE = "sampling/createMessage"
-ROOTS = "roots/list"
-_CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
-_KEY_PREFIX = {ELICIT: "elicit", SAMPLE: "sample", ROOTS: "roots"}
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 add_messages(
@@ -83,49 +89,8 @@ add_messages(
             "ko": "Context.ask()에는 Context.elicitation(), Context.sampling(), Context.roots()로 만든 요청을 "
             "{{키: 요청}} 형태로 넘기세요. 키 {key!r}에 {what!r}이(가) 왔습니다.",
         },
-        "context.bad_schema": {
-            "en": "An elicitation schema is a JSON Schema object ({{'type': 'object', 'properties': ...}}) or "
-            "a mapping of field names to types ({{'nights': int}}); got {what!r}.",
-            "ko": "elicitation 스키마는 JSON Schema 객체({{'type': 'object', 'properties': ...}})이거나 필드 "
-            "이름과 타입의 매핑({{'nights': int}})이어야 합니다. 받은 값: {what!r}",
-        },
     }
 )
-
-
-@dataclass(frozen=True)
-class Elicitation:
-    """A person's answer to `Context.elicit`: ``action`` is accept, decline or cancel."""
-
-    action: Literal["accept", "decline", "cancel"]
-    content: dict[str, Any] | None = None
-
-    @property
-    def accepted(self) -> bool:
-        return self.action == "accept"
-
-    def get(self, field: str, default: Any = None) -> Any:
-        """One field of the accepted form (``default`` if declined, cancelled or left empty)."""
-        return (self.content or {}).get(field, default)
-
-
-class InputRequired(BaseException):
-    """Ends a 2026-07-28 round: the client must answer `requests`; `answers` so far ride the state."""
-
-    def __init__(self, requests: dict[str, dict[str, Any]], answers: dict[str, Any]) -> None:
-        super().__init__(sorted(requests))
-        self.requests = requests
-        self.answers = answers
-
-
-class ProtocolRefusal(Exception):
-    """The request cannot be served as asked (e.g. a client capability is missing): a protocol error."""
-
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 class Context:
@@ -220,7 +185,7 @@ class Context:
     @staticmethod
     def elicitation(message: str, schema: Mapping[str, Any]) -> dict[str, Any]:
         """An ``elicitation/create`` request (form mode), for `ask`."""
-        return {"method": ELICIT, "params": {"message": message, "requestedSchema": _form_schema(schema)}}
+        return {"method": ELICIT, "params": {"message": message, "requestedSchema": form_schema(schema)}}
 
     @staticmethod
     def sampling(prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None) -> dict[str, Any]:
@@ -286,7 +251,7 @@ class Context:
 
     async def aask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         for key, request in requests.items():
-            if not isinstance(request, Mapping) or request.get("method") not in _CAPABILITY:
+            if not isinstance(request, Mapping) or request.get("method") not in CAPABILITY:
                 raise TypeError(t("context.bad_request", key=key, what=request))
             self._require(request["method"])
         if self._stateless:
@@ -298,8 +263,8 @@ class Context:
         missing: dict[str, dict[str, Any]] = {}
         for key, request in requests.items():
             raw = self._responses[key] if key in self._responses else self._answers.get(key)
-            value = _parse(request["method"], raw)
-            if value is _UNANSWERED:
+            value = parse_answer(request["method"], raw)
+            if value is UNANSWERED:
                 missing[key] = dict(request)
             else:
                 found[key] = value
@@ -324,11 +289,11 @@ class Context:
         result = await self._request.session.send_request(
             typed, result_type, metadata=ServerMessageMetadata(related_request_id=self._request.request_id)
         )
-        value = _parse(method, result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        return None if value is _UNANSWERED else value
+        value = parse_answer(method, result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return None if value is UNANSWERED else value
 
     def _require(self, method: str) -> None:
-        capability = _CAPABILITY[method]
+        capability = CAPABILITY[method]
         if not self.supports(capability):  # type: ignore[arg-type]
             raise ProtocolRefusal(
                 -32021,
@@ -339,7 +304,7 @@ class Context:
     def _key(self, method: str) -> str:
         # The n-th question of its kind in this run: the same on every re-run of the same tool.
         self._counts[method] = count = self._counts.get(method, 0) + 1
-        return f"{_KEY_PREFIX[method]}-{count}"
+        return f"{KEY_PREFIX[method]}-{count}"
 
     # -- threads --------------------------------------------------------------------------------
     def _block(self, method: str, coroutine: Any) -> Any:
@@ -370,53 +335,10 @@ class Context:
         return f"<Context {self.protocol_version} ({era}) client={self.client!r}>"
 
 
-_UNANSWERED = object()
-
-
 def _cell_waiting() -> bool:
     from ._execution import cell_is_waiting
 
     return cell_is_waiting()
-
-
-def _parse(method: str, raw: Any) -> Any:
-    """A client's answer in the shape tool code gets, or `_UNANSWERED` if it is not a valid answer."""
-    if not isinstance(raw, Mapping):
-        return _UNANSWERED
-    if method == ELICIT:
-        action = raw.get("action")
-        content = raw.get("content")
-        if action not in ("accept", "decline", "cancel") or not (
-            content is None or isinstance(content, Mapping)
-        ):
-            return _UNANSWERED
-        return Elicitation(action, dict(content) if content is not None else None)
-    if method == SAMPLE:
-        content = raw.get("content")
-        blocks = content if isinstance(content, list) else [content]
-        texts = [b.get("text") for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"]
-        if not blocks or not all(isinstance(text, str) for text in texts):
-            return _UNANSWERED
-        return "".join(str(text) for text in texts)
-    roots = raw.get("roots")
-    if not isinstance(roots, list) or not all(isinstance(r, Mapping) and "uri" in r for r in roots):
-        return _UNANSWERED
-    return [dict(r) for r in roots]
-
-
-def _form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A requested schema: JSON Schema as given, or ``{"field": type}`` turned into one (all required)."""
-    if not isinstance(schema, Mapping):
-        raise TypeError(t("context.bad_schema", what=schema))
-    if schema.get("type") == "object":
-        return dict(schema)
-    from ._schema import type_schema
-
-    try:
-        properties = {name: type_schema(tp) for name, tp in schema.items()}
-    except Exception:
-        raise TypeError(t("context.bad_schema", what=dict(schema))) from None
-    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def context_parameter(fn: Any) -> str | None:
@@ -437,19 +359,3 @@ def context_parameter(fn: Any) -> str | None:
         if hint is Context or hint == "Context" or (isinstance(hint, type) and issubclass(hint, Context)):
             return name
     return None
-
-
-def state_of(plaintext: Any) -> dict[str, Any]:
-    """The server's own record inside a (verified, unsealed) ``requestState``; ``{}`` if none."""
-    if not isinstance(plaintext, str):
-        return {}
-    try:
-        state = json.loads(plaintext)
-    except ValueError:
-        return {}
-    return state if isinstance(state, dict) and state.get("v") == 1 else {}
-
-
-def new_state(answers: Mapping[str, Any], *, approved: bool) -> str:
-    """The plaintext ``requestState`` of the next round (the SDK seals it before it leaves)."""
-    return json.dumps({"v": 1, "answers": dict(answers), "approved": approved}, separators=(",", ":"))

@@ -42,12 +42,13 @@ from ._activity import SEALED, ActivityLog, CallRecord, client_name, session_id_
 from ._approval import ApprovalPolicy
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
-from ._context import Context, InputRequired, ProtocolRefusal, new_state, state_of
+from ._context import Context
 from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
 from ._guarded import Guardrails
 from ._idempotency import KEY_PARAMETER
 from ._paging import page
+from ._questions import InputRequired, ProtocolRefusal, new_state, state_of
 from ._results import error_result, to_result
 from ._server_data import DataHandlers
 from ._text import t

@@ -25,10 +25,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from ._activity import session_id_of
 from ._catalogue import Catalogue
-from ._context import Context, InputRequired, ProtocolRefusal, new_state, state_of
+from ._context import Context
 from ._execution import ToolRunner
 from ._paging import page
 from ._prompts import literal_choices, render
+from ._questions import InputRequired, ProtocolRefusal, new_state, state_of
 from ._resources import ResourceEntry, TemplateEntry, contents
 from ._text import add_messages, t
 
