@@ -920,9 +920,9 @@ def print_report(report: dict[str, Any]) -> None:
             goal = f"target <  {target:.2f}"
         print(f"  {name:<22}{ratio['value']:>7.2f}   {goal:<16}{_mark(ratio['ok'])}")
     print(
-        "  (a') is informational: (a) hands a sync tool to a worker thread, so the server loop (and other"
-        " clients, and %mcp_call) never wait on it; an async tool runs on the loop, as (b) runs every sync"
-        " tool; the (a) - (a') difference is the cost of that hop."
+        "  (a') is informational: (a) hands a sync tool to a worker thread (as (b) does, through"
+        " anyio.to_thread), so the server loop (and other clients, and %mcp_call) never wait on it; an"
+        " async tool runs on the loop; the (a) - (a') difference is the cost of that hop."
     )
     print()
     if "error" in report["startup"]:
