@@ -246,6 +246,11 @@ def test_a_person_approves_an_outside_call_in_jupyterlab(tmp_path: Path) -> None
             approve.wait_for(state="detached", timeout=30 * SECONDS)  # answered prompts leave the panel
             outputs.get_by_text("Activity", exact=True).click()
             outputs.get_by_text("approved").wait_for(timeout=30 * SECONDS)
+            # Each row of the log opens on the JSON-RPC exchange, both ways, as the server saw it.
+            row = outputs.locator("details.mcp-activity-row").filter(has_text="wipe").first
+            row.locator("summary").click()
+            row.get_by_text('"method": "tools/call"').wait_for(timeout=30 * SECONDS)
+            assert '"text": "wiped 매출"' in row.inner_text()
             page.screenshot(path=ARTIFACTS / "jupyterlab-approval-after.png")
         except BaseException:
             page.screenshot(path=ARTIFACTS / "jupyterlab-approval-failure.png")
