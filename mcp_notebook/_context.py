@@ -46,6 +46,7 @@ from ._questions import (
     ProtocolRefusal,
     form_schema,
     parse_answer,
+    state_of,
 )
 from ._text import add_messages, t
 
@@ -122,10 +123,27 @@ class Context:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._pending: set[concurrent.futures.Future[Any]] = set()
-        self._closed = False
         params = request.session.client_params
         self.client: str | None = params.client_info.name if params is not None else None
         self.protocol_version: str = request.protocol_version
+
+    @classmethod
+    def of_request(cls, request: Any, *, log_level: str | None = None) -> Context:
+        """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
+        round (``inputResponses``) and of earlier ones (inside the verified, unsealed ``requestState``)."""
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        stateless = request.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+        params = request.params or {}
+        answers = state_of(params.get("requestState")).get("answers") if stateless else None
+        responses = params.get("inputResponses") if stateless else None
+        return cls(
+            request,
+            stateless=stateless,
+            answers=answers if isinstance(answers, dict) else None,
+            responses=responses if isinstance(responses, dict) else None,
+            log_level=log_level,
+        )
 
     # -- what the client can do ---------------------------------------------------------------
     @property
@@ -326,7 +344,6 @@ class Context:
 
     def close(self) -> None:
         """The call is over (answered, timed out or abandoned): stop waiting for the client."""
-        self._closed = True
         for future in list(self._pending):
             future.cancel()
 

@@ -300,7 +300,8 @@ class ToolServer:
         elif (refusal := await self._ask(entry, arguments, record, local)) is not None:
             record.outcome = record.decision
             return error_result(refusal)
-        context = self._context(ctx, state) if entry.context else None
+        log_level = self._log_levels.get(session_id_of(ctx) or "")
+        context = Context.of_request(ctx, log_level=log_level) if entry.context else None
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._run(entry, arguments, record, context)
@@ -323,17 +324,6 @@ class ToolServer:
             if context is not None:
                 context.close()
         return self.guards.finish(result)
-
-    def _context(self, ctx: ServerRequestContext[Any], state: dict[str, Any]) -> Context:
-        stateless = ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
-        responses = (ctx.params or {}).get("inputResponses") if stateless else None
-        return Context(
-            ctx,
-            stateless=stateless,
-            answers=state.get("answers") if isinstance(state.get("answers"), dict) else None,
-            responses=responses if isinstance(responses, dict) else None,
-            log_level=self._log_levels.get(session_id_of(ctx) or ""),
-        )
 
     async def _ask(
         self, entry: Any, arguments: dict[str, Any], record: CallRecord, local: bool

@@ -21,7 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._activity import session_id_of
 from ._catalogue import Catalogue
@@ -29,7 +29,7 @@ from ._context import Context
 from ._execution import ToolRunner
 from ._paging import page
 from ._prompts import literal_choices, render
-from ._questions import InputRequired, ProtocolRefusal, new_state, state_of
+from ._questions import InputRequired, ProtocolRefusal, new_state
 from ._resources import ResourceEntry, TemplateEntry, contents
 from ._text import add_messages, t
 
@@ -195,16 +195,7 @@ class DataHandlers:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         context = None
         if entry.context:
-            stateless = ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
-            state = state_of((ctx.params or {}).get("requestState"))
-            responses = (ctx.params or {}).get("inputResponses") if stateless else None
-            context = Context(
-                ctx,
-                stateless=stateless,
-                answers=state.get("answers") if isinstance(state.get("answers"), dict) else None,
-                responses=responses if isinstance(responses, dict) else None,
-            )
-            kwargs[entry.context] = context
+            context = kwargs[entry.context] = Context.of_request(ctx)
         try:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)

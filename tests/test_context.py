@@ -39,7 +39,7 @@ async def answer_model(context: Any, params: types.CreateMessageRequestParams) -
 
 
 async def answer_roots(context: Any) -> types.ListRootsResult:
-    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+    return types.ListRootsResult(roots=[types.Root(uri="file:///projects/demo", name="project")])
 
 
 @pytest.fixture
@@ -143,7 +143,7 @@ async def test_sampling_and_roots_and_several_questions_at_once(asking_tools: An
     assert everything.structured_content == {
         "who": "Mina",
         "said": "re: Say hi",
-        "roots": ["file:///work/project"],
+        "roots": ["file:///projects/demo"],
     }
 
 

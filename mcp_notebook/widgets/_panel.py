@@ -92,7 +92,6 @@ class ServerPanel(widgets.VBox):
 
     def __init__(self, server: Any, max_entries: int = MAX_ENTRIES) -> None:
         self.server = server
-        self.max_entries = max_entries
         self.header = widgets.HTML(self._header())
         self.approvals = widgets.VBox([])
         self.activity = ActivityView(max_entries)
