@@ -150,8 +150,9 @@ def dumped(result: Any) -> dict[str, Any]:
     return dict(result) if isinstance(result, dict) else {}
 
 
-SEALED = "<sealed: the client got it encrypted, and cannot read or change it>"
-"""What the activity log shows for a ``requestState`` (never the plaintext the server keeps inside)."""
+SEALED = "<sealed>"
+"""What the activity log shows for a ``requestState``: the client got it encrypted (it cannot read or
+change it), so the log never shows the plaintext the server keeps inside."""
 
 _KEPT_ITEMS = 10
 
