@@ -16,9 +16,12 @@ served over Streamable HTTP on 127.0.0.1, by
 
 and, for information only (no target), (a') the same ``serve()`` (same Catalogue, same URL and
 token) calling ``add_async``, the same tool written ``async def``: (a) hands a sync tool to a
-worker thread, an async tool runs on the server loop, so (a) - (a') is the cost of that hop.
+worker thread, an async tool runs on the server loop, so (a) - (a') is the cost of that hop; and
+(c') the low-level ``Server`` of (c) with ``json_response=True``. In the handshake era (b) and (c)
+answer every POST with an SSE stream (the SDK's default) while (a) answers a call that sends
+nothing before its result with one JSON body, so (c') shows what that choice alone is worth.
 
-(b)-(d) run in uvicorn on a thread of their own, all in this process. The measuring client runs
+(b)-(d) and (c') run in uvicorn on a thread of their own, all in this process. The measuring client runs
 in a separate process (this script with ``--client-worker``, started once before anything is
 timed), as a real MCP client would: in-process, its own Python work would compete for the GIL
 with the server threads. Every measurement uses one connected client driven by the same loop in
@@ -156,7 +159,7 @@ def make_mcpserver_app() -> Any:
     return server.streamable_http_app()
 
 
-def make_lowlevel_app() -> Any:
+def make_lowlevel_app(json_response: bool = False) -> Any:
     """(c) the SDK's low-level Server: one typed Tool, a typed CallToolResult, nothing else.
 
     The tool and its result have the same wire shape as (a)'s and (b)'s `add(a: int, b: int) -> int`
@@ -192,7 +195,7 @@ def make_lowlevel_app() -> Any:
         )
 
     server: Server[Any] = Server("bench-lowlevel", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-    return server.streamable_http_app()
+    return server.streamable_http_app(json_response=json_response)
 
 
 def make_floor_app() -> Any:
@@ -721,6 +724,8 @@ def main(argv: list[str] | None = None) -> int:
         servers.append(mcpserver)
         lowlevel = ThreadedUvicorn(make_lowlevel_app(), "lowlevel").start()
         servers.append(lowlevel)
+        lowlevel_json = ThreadedUvicorn(make_lowlevel_app(json_response=True), "lowlevel-json").start()
+        servers.append(lowlevel_json)
         floor = ThreadedUvicorn(make_floor_app(), "floor").start()
         servers.append(floor)
 
@@ -730,6 +735,7 @@ def main(argv: list[str] | None = None) -> int:
             "a'": (srv.url, bearer, "add_async"),  # info only: same server, the async twin of add
             "b": (mcpserver.url, {}, "add"),
             "c": (lowlevel.url, {}, "add"),
+            "c'": (lowlevel_json.url, {}, "add"),  # info only: the same server, every answer one JSON body
         }
         for key, (url, headers, tool_name) in targets.items():
             try:
@@ -780,6 +786,7 @@ NAMES = {
     "a'": "(a') mcp_notebook, async tool",
     "b": "(b) SDK MCPServer",
     "c": "(c) SDK low-level Server",
+    "c'": "(c') low-level, json_response",
     "d": "(d) bare Starlette floor",
 }
 
@@ -825,6 +832,9 @@ def build_report(
             o = median(other, era)
             if a_async is not None and o is not None:
                 ratios[f"a'/{other} {era}"] = {"value": a_async / o, "target": None, "ok": None}
+        c_json = median("c'", era)
+        if a is not None and c_json is not None:
+            ratios[f"a/c' {era}"] = {"value": a / c_json, "target": None, "ok": None}
     checks = (
         {}
         if "error" in fresh
@@ -923,6 +933,13 @@ def print_report(report: dict[str, Any]) -> None:
         "  (a') is informational: (a) hands a sync tool to a worker thread (as (b) does, through"
         " anyio.to_thread), so the server loop (and other clients, and %mcp_call) never wait on it; an"
         " async tool runs on the loop; the (a) - (a') difference is the cost of that hop."
+    )
+    print(
+        "  (c') is informational: the low-level Server with json_response=True answers every request"
+        " with one JSON body, as (a) answers a call that sends nothing before its result (handshake"
+        " era; (a) keeps an SSE stream for Context tools and calls that wait for approval). (b) and (c)"
+        " answer every handshake-era request with an SSE stream, the SDK's default; in 2026-07-28 the"
+        " SDK itself answers with JSON unless the handler sends something first."
     )
     print()
     if "error" in report["startup"]:

@@ -81,6 +81,8 @@ class Guardrails:
         self, entry: Any, arguments: dict[str, Any], execute: Callable[[], Awaitable[dict[str, Any]]]
     ) -> dict[str, Any]:
         """Run `execute` under the tool's timeout, replaying a stored result for a repeated key."""
+        if entry.timeout is None and not entry.idempotency_key:
+            return await execute()  # the common case: nothing to wrap it in
 
         async def timed() -> dict[str, Any]:
             if entry.timeout is None:

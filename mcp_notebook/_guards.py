@@ -8,7 +8,7 @@ prints; the clock is injected so tests never sleep.
 - `sanitize_text` / `sanitize_result`: strip control characters and cap the size of what a tool
   sends back to the model.
 - `looks_secret` / `redact`: recognise secret-looking argument names and hide their values.
-- `AuditLog`: one JSON line per call, flushed per line.
+- `AuditLog`: one JSON line per call, written as it happens.
 """
 
 from __future__ import annotations
@@ -157,8 +157,13 @@ def _cap(text: str, max_chars: int) -> str:
     return text[:max_chars] + "\n" + t("guard.truncated", n=len(text) - max_chars)
 
 
+# Built once: json.dumps with options builds a new encoder on every call, and both run on every tool call.
+_SIZE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr)
+
+
 def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
-    """A sanitized copy of a ``CallToolResult``-shaped dict (the input is not changed).
+    """`result` (a ``CallToolResult``-shaped dict) made safe to send; the input is never changed.
 
     - Text blocks (and the text of embedded ``resource`` blocks) lose their control characters
       and share one budget of `max_chars` characters: blocks past the budget keep only the
@@ -167,30 +172,38 @@ def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]
       cut (it must conform to the tool's output schema) or dropped (the spec requires it when
       there is an output schema), so a larger one turns the whole result into an error result
       asking the model to request less.
+
+    A result that needs no change is returned as it is (a dict), else a changed copy.
     """
     structured = result.get("structuredContent")
     if structured is not None:
-        size = len(json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str))
+        size = len(_SIZE_ENCODER.encode(structured))
         if size > max_chars:
             message = t("guard.too_large", size=size, limit=max_chars)
             return {"content": [{"type": "text", "text": message}], "isError": True}
     budget = max_chars
+    changed = False
     blocks: list[Any] = []
     for block in result.get("content", []):
         if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            cleaned = _clean(block["text"])
-            blocks.append({**block, "text": _cap(cleaned, budget)})
+            text = block["text"]
+            cleaned = _clean(text)
+            capped = _cap(cleaned, budget)
             budget -= min(budget, len(cleaned))
+            if capped != text:
+                block, changed = {**block, "text": capped}, True
         elif isinstance(block, Mapping) and block.get("type") == "resource":
             inner = block.get("resource")
             if isinstance(inner, Mapping) and isinstance(inner.get("text"), str):
-                cleaned = _clean(inner["text"])
-                blocks.append({**block, "resource": {**inner, "text": _cap(cleaned, budget)}})
+                text = inner["text"]
+                cleaned = _clean(text)
+                capped = _cap(cleaned, budget)
                 budget -= min(budget, len(cleaned))
-            else:
-                blocks.append(block)
-        else:
-            blocks.append(block)
+                if capped != text:
+                    block, changed = {**block, "resource": {**inner, "text": capped}}, True
+        blocks.append(block)
+    if not changed and isinstance(result, dict) and "content" in result:
+        return result
     return {**result, "content": blocks}
 
 
@@ -231,6 +244,17 @@ def redact(arguments: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _redacted(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    # The audit log's fast path: flat arguments with no secret-looking name are written as they are.
+    for key, value in arguments.items():
+        if type(value) not in _FLAT or looks_secret(str(key)):
+            return redact(arguments)
+    return arguments
+
+
+_FLAT = frozenset({str, int, float, bool, type(None)})
+
+
 def _redact_value(value: Any) -> Any:
     if isinstance(value, Mapping):
         return redact(value)
@@ -245,28 +269,41 @@ def _redact_value(value: Any) -> Any:
 class AuditLog:
     """An append-only audit log: one JSON object per line, one line per tool call.
 
-    Each line is flushed as it is written, so a crash loses at most the call in progress. The
-    file is created readable by its owner only: even redacted arguments can be private.
+    Each line goes to the file in one unbuffered append as it is written, so a crash loses at most
+    the call in progress. The file is created readable by its owner only: even redacted arguments
+    can be private.
 
     Parameters
     ----------
     path:
         The log file; its folder is created if needed.
     clock:
-        The current time, timezone-aware (injected in tests).
+        The current time, timezone-aware (injected in tests); default: now, in UTC.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
-        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._clock = clock
+        self._second = -1
+        self._stamp = ""
         self._lock = threading.Lock()
+
+    def _now(self) -> str:
+        if self._clock is not None:
+            return self._clock().isoformat(timespec="milliseconds")
+        # One line per tool call, on the server loop: format the date once a second, not per line.
+        now = time.time()
+        second = int(now)
+        if second != self._second:
+            stamp = dt.datetime.fromtimestamp(second, dt.UTC).isoformat()
+            self._second, self._stamp = second, stamp.removesuffix("+00:00")
+        return f"{self._stamp}.{int((now - second) * 1000):03d}+00:00"
 
     def record(
         self,
@@ -302,26 +339,30 @@ class AuditLog:
             More JSON-serializable fields (a request id, the protocol era ...).
         """
         entry: dict[str, Any] = {
-            "time": self._clock().isoformat(timespec="milliseconds"),
+            "time": self._now(),
             "client": client,
             "tool": tool,
-            "arguments": redact(arguments or {}),
+            "arguments": dict(_redacted(arguments or {})),
             "decision": decision,
             "outcome": outcome,
             "is_error": is_error,
             "duration_ms": round(duration_ms, 3),
             **extra,
         }
-        line = json.dumps(entry, ensure_ascii=False, default=repr)
+        data = memoryview((_LINE_ENCODER.encode(entry) + "\n").encode())
         with self._lock:
-            self._file.write(line + "\n")
-            self._file.flush()
+            if self._fd is None:
+                raise ValueError(f"the audit log {self.path} is closed")
+            while data:  # O_APPEND: each write lands at the end, even with other writers
+                data = data[os.write(self._fd, data) :]
         return entry
 
     def close(self) -> None:
         """Close the file; safe to call twice."""
         with self._lock:
-            self._file.close()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def __enter__(self) -> AuditLog:
         return self

@@ -8,6 +8,14 @@ and ``?token=<token>`` (the Jupyter way, and the only way for tools that cannot 
 Requests the SDK would refuse with a bare plain-text line are refused here first, with a JSON-RPC
 error that says what to change: a body that is not JSON (415) and a body over the size limit (413,
 ``MCP_NOTEBOOK_MAX_REQUEST_BYTES``, 4 MiB by default).
+
+A request is answered with one JSON body, not an SSE stream, when nothing can come before its
+result (spec 2025-11-25 and 2026-07-28 basic/transports "Sending Messages to the Server": the
+server answers a request with either, and the client must accept both). In the handshake era the
+SDK would open a stream for every request, a third of the time of a small call; in 2026-07-28 it
+waits to see whether the handler sends something first, which costs less but still costs. Only a
+tool or prompt that takes a `Context` (progress, log lines, questions to the client) or a call
+that may wait for a person (approval) gets the SDK's stream handling.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import hmac
 import ipaddress
 import json
 import os
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -23,11 +32,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ._framing import SessionManager, json_reply
 from ._text import add_messages, t
 
 MCP_PATH = "/mcp"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024  # the SDK's own default
 
@@ -107,10 +118,17 @@ class Gate:
     One layer, not two: it runs on every request.
     """
 
-    def __init__(self, app: ASGIApp, token: str, max_body: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        max_body: int = DEFAULT_MAX_REQUEST_BYTES,
+        answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
+    ) -> None:
         self.app = app
         self._token = token.encode()
         self.max_body = max_body
+        self._answers_at_once = answers_at_once
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -147,8 +165,49 @@ class Gate:
         elif post and length is None:
             # No Content-Length (a chunked body): count it while reading, then hand it on.
             await self._read_within_limit(scope, receive, send, version)
+        elif (
+            post
+            and self._answers_at_once is not None
+            and (version is None or version in SUPPORTED)
+            and length is not None
+            and not _too_long(length, _CHOOSE_UP_TO)  # a big body is not parsed twice to choose
+        ):
+            await self._choose_reply(scope, receive, send)
         else:
             await self._forward(scope, receive, send, version)
+
+    async def _choose_reply(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the request, then let the SDK answer it as one JSON body or with a stream."""
+        assert self._answers_at_once is not None
+        chunks: list[bytes] = []
+        later: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                later.append(message)
+                break
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        later.insert(0, {"type": "http.request", "body": body, "more_body": bool(later)})
+
+        async def replay() -> Message:
+            return later.pop(0) if later else await receive()
+
+        try:
+            request = json.loads(body)
+        except (ValueError, RecursionError):
+            request = None  # the SDK answers -32700
+        # A handshake-era `initialize` keeps its stream: the session's own task is started while it
+        # is served and inherits this request's context, and that task must see the default choice.
+        at_once = (
+            isinstance(request, dict)
+            and request.get("method") != "initialize"
+            and self._answers_at_once(request)
+        )
+        with json_reply(at_once):
+            await self.app(scope, replay, send)
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, version: str | None) -> None:
         if version is not None and version not in SUPPORTED_VERSIONS and scope.get("method") == "POST":
@@ -220,6 +279,7 @@ class Gate:
 
 
 _MAX_PEEK = 1 << 20
+_CHOOSE_UP_TO = 64 * 1024  # bytes of request body the Gate reads to choose JSON or a stream
 
 
 def _too_long(length: bytes, limit: int) -> bool:
@@ -260,10 +320,20 @@ def security_settings(host: str, port: int) -> TransportSecuritySettings:
     )
 
 
-def build_app(sdk_server: Any, *, token: str, host: str, port: int, max_body: int | None = None) -> ASGIApp:
+def build_app(
+    sdk_server: Any,
+    *,
+    token: str,
+    host: str,
+    port: int,
+    max_body: int | None = None,
+    answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
+) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
+    `answers_at_once(request)`: whether a request (a JSON-RPC dict) sends nothing before its result
+    and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
@@ -272,4 +342,8 @@ def build_app(sdk_server: Any, *, token: str, host: str, port: int, max_body: in
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
     )
-    return Gate(app, token, limit)
+    if answers_at_once is not None:
+        # The SDK builds its session manager inside streamable_http_app(); the subclass adds only
+        # the per-request choice (see _framing).
+        sdk_server.session_manager.__class__ = SessionManager
+    return Gate(app, token, limit, answers_at_once)

@@ -28,6 +28,12 @@ _IMAGE_MAGIC = (
     (b"GIF89a", "image/gif"),
 )
 _CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+# Exact builtin types that can be neither an MCP content object nor an image: the common return
+# values skip those checks (a tool call's result is built on the server loop, so every µs counts).
+_PLAIN = frozenset({int, float, bool, str, dict, type(None)})
+# One encoder each, built once (json.dumps with options builds a new one per call).
+_COMPACT = json.JSONEncoder(ensure_ascii=False)
+_PRETTY = json.JSONEncoder(ensure_ascii=False, indent=2)
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -57,6 +63,31 @@ def to_result(
     With an output schema the structured content is checked against it; a value that does not
     conform becomes an error result instead of a response the client would reject.
     """
+    if type(value) not in _PLAIN:
+        special = _special_result(value)
+        if special is not None:
+            return special
+    if value is None and output_schema is None:
+        return {"content": [], "isError": False}
+    if isinstance(value, str) and not wraps_output and output_schema is None:
+        return {"content": [text_block(value)], "isError": False}
+
+    data = to_jsonable(value)
+    structured = {"result": data} if wraps_output or not isinstance(data, dict) else data
+    if output_schema is not None:
+        problems = argument_problems(compile_validator(output_schema), structured)
+        if problems:
+            return error_result(t("call.bad_output", name=tool_name, problems="; ".join(problems)))
+    if isinstance(data, str):
+        text = data
+    else:
+        # Pretty JSON for a person or a model to read; a number or a flag is the same either way.
+        text = (_PRETTY if isinstance(data, dict | list) else _COMPACT).encode(data)
+    return {"content": [text_block(text)], "structuredContent": structured, "isError": False}
+
+
+def _special_result(value: Any) -> dict[str, Any] | None:
+    """The result of a value with a shape of its own (content objects, images, bytes), else None."""
     hook = getattr(type(value), "__mcp_result__", None)
     if hook is not None:  # helpers such as BatchResult know their own result shape
         shaped: dict[str, Any] = hook(value)
@@ -75,19 +106,7 @@ def to_result(
             "blob": blob,
         }
         return {"content": [{"type": "resource", "resource": resource}], "isError": False}
-    if value is None and output_schema is None:
-        return {"content": [], "isError": False}
-    if isinstance(value, str) and not wraps_output and output_schema is None:
-        return {"content": [text_block(value)], "isError": False}
-
-    data = to_jsonable(value)
-    structured = {"result": data} if wraps_output or not isinstance(data, dict) else data
-    if output_schema is not None:
-        problems = argument_problems(compile_validator(output_schema), structured)
-        if problems:
-            return error_result(t("call.bad_output", name=tool_name, problems="; ".join(problems)))
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
-    return {"content": [text_block(text)], "structuredContent": structured, "isError": False}
+    return None
 
 
 def to_jsonable(value: Any) -> Any:

@@ -401,7 +401,7 @@ async def _run_http(
     *,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    app = build_app(tools.sdk, token=token, host=host, port=port)
+    app = build_app(tools.sdk, token=token, host=host, port=port, answers_at_once=tools.answers_at_once)
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -158,6 +158,31 @@ class ToolServer:
         # client. Only calls of tools and prompts that take a Context go through it (no one else
         # mints state), so every other request pays nothing for it.
         self.boundary = RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
+
+    def answers_at_once(self, request: Mapping[str, Any]) -> bool:
+        """Whether a request can be answered with one JSON body instead of a stream (both eras).
+
+        Only a call that may send something before its result (a tool or prompt that takes a
+        `Context`: progress, log lines, questions to the client) or that may wait for a person
+        (approval) keeps the SSE stream, which also keeps a long wait alive through proxies.
+        """
+        method = request.get("method")
+        if method not in ("tools/call", "prompts/get"):
+            return True
+        params = request.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(name, str):
+            return True  # the SDK answers with an error at once
+        if method == "prompts/get":
+            prompt = self.catalogue.get_prompt(name)
+            return prompt is None or not prompt.context
+        entry = self.catalogue.get(name)
+        if entry is None:
+            return True
+        # local=False: the notebook's own calls never wait for approval, but may take the stream.
+        return not entry.context and not self.approval.needs_approval(
+            entry.name, entry.read_only, entry.approval, local=False
+        )
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
@@ -300,8 +325,10 @@ class ToolServer:
         elif (refusal := await self._ask(entry, arguments, record, local)) is not None:
             record.outcome = record.decision
             return error_result(refusal)
-        log_level = self._log_levels.get(session_id_of(ctx) or "")
-        context = Context.of_request(ctx, log_level=log_level) if entry.context else None
+        context = None
+        if entry.context:
+            log_level = self._log_levels.get(session_id_of(ctx) or "")
+            context = Context.of_request(ctx, log_level=log_level)
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._run(entry, arguments, record, context)
