@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from ._client import call, complete, get_prompt, list_prompts, list_resources, list_tools, read_resource
     from ._guarded import current_client
     from ._lint import lint
-    from ._runtime import ServerHandle, current_server, serve, stop
+    from ._runtime import current_server, serve, stop
+    from ._server_handle import ServerHandle
     from ._views import CallResult, PromptResult, ReadResult
 
 from ._version import __version__
@@ -103,7 +104,7 @@ _LAZY = {
     "list_resources": "._client",
     "list_tools": "._client",
     "read_resource": "._client",
-    "ServerHandle": "._runtime",
+    "ServerHandle": "._server_handle",
     "current_server": "._runtime",
     "serve": "._runtime",
     "stop": "._runtime",

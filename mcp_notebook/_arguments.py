@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from ._quickcheck import quick_check
-from ._schema import (
+from ._schema import _hints, _namespace, _param_default
+from ._text import t
+from ._type_schema import (
     _ARRAYS,
     _MAPS,
     _MISSING,
@@ -29,15 +31,11 @@ from ._schema import (
     _SCALARS,
     _SETS,
     _class_hints,
-    _hints,
     _is_field_info,
     _is_pydantic_model,
     _is_typeddict,
     _json_kind,
-    _namespace,
-    _param_default,
 )
-from ._text import t
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError

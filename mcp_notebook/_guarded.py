@@ -3,7 +3,7 @@
 Spec 2025-11-25 server/tools "Security Considerations": servers MUST validate inputs, implement
 access controls, rate-limit invocations and sanitize outputs. Validation and approval live in the
 server; this module adds per-tool rate limits and timeouts, idempotent replays, output sanitizing
-and the audit log (one JSON line per call, flushed as written).
+and the audit log (`_audit`: one JSON line per call, on disk as the call ends).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
-from ._guards import AuditLog, RateLimited, TokenBucket, sanitize_result
+from ._audit import AuditLog
+from ._guards import RateLimited, TokenBucket, sanitize_result
 from ._idempotency import KEY_PARAMETER, IdempotencyStore
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")

@@ -1,4 +1,4 @@
-"""Guardrails the spec asks of servers: rate limits, output sanitizing, secret redaction, an audit log.
+"""Guardrails the spec asks of servers: rate limits, output sanitizing, secret redaction.
 
 Pure building blocks: the server decides where to call them. Nothing here starts a thread or
 prints; the clock is injected so tests never sleep.
@@ -7,22 +7,19 @@ prints; the clock is injected so tests never sleep.
   `RateLimited` is the matching error result for the model.
 - `sanitize_text` / `sanitize_result`: strip control characters and cap the size of what a tool
   sends back to the model.
-- `looks_secret` / `redact`: recognise secret-looking argument names and hide their values.
-- `AuditLog`: one JSON line per call, written as it happens.
+- `looks_secret` / `redact`: recognise secret-looking argument names and hide their values (the
+  audit log, `_audit`, writes arguments redacted).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import math
-import os
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ._errors import ToolError
@@ -157,9 +154,8 @@ def _cap(text: str, max_chars: int) -> str:
     return text[:max_chars] + "\n" + t("guard.truncated", n=len(text) - max_chars)
 
 
-# Built once: json.dumps with options builds a new encoder on every call, and both run on every tool call.
+# Built once: json.dumps with options builds a new encoder on every call, and this runs on every tool call.
 _SIZE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
-_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr)
 
 
 def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
@@ -244,8 +240,11 @@ def redact(arguments: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _redacted(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-    # The audit log's fast path: flat arguments with no secret-looking name are written as they are.
+def redact_if_needed(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`arguments` itself when nothing in it needs hiding (flat, no secret-looking name), else `redact`.
+
+    The audit log's fast path: most calls have a few plain arguments, and copying them is waste.
+    """
     for key, value in arguments.items():
         if type(value) not in _FLAT or looks_secret(str(key)):
             return redact(arguments)
@@ -261,117 +260,3 @@ def _redact_value(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_redact_value(item) for item in value]
     return value
-
-
-# -- audit log -------------------------------------------------------------------------------------------
-
-
-class AuditLog:
-    """An append-only audit log: one JSON object per line, one line per tool call.
-
-    Each line goes to the file in one unbuffered append as it is written, so a crash loses at most
-    the call in progress. The file is created readable by its owner only: even redacted arguments
-    can be private.
-
-    Parameters
-    ----------
-    path:
-        The log file; its folder is created if needed.
-    clock:
-        The current time, timezone-aware (injected in tests); default: now, in UTC.
-    """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        clock: Callable[[], dt.datetime] | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._clock = clock
-        self._second = -1
-        self._stamp = ""
-        self._lock = threading.Lock()
-
-    def _now(self) -> str:
-        if self._clock is not None:
-            return self._clock().isoformat(timespec="milliseconds")
-        # One line per tool call, on the server loop: format the date once a second, not per line.
-        now = time.time()
-        second = int(now)
-        if second != self._second:
-            stamp = dt.datetime.fromtimestamp(second, dt.UTC).isoformat()
-            self._second, self._stamp = second, stamp.removesuffix("+00:00")
-        return f"{self._stamp}.{int((now - second) * 1000):03d}+00:00"
-
-    def record(
-        self,
-        *,
-        client: str | None,
-        tool: str,
-        arguments: Mapping[str, Any] | None,
-        decision: str,
-        outcome: str,
-        is_error: bool,
-        duration_ms: float,
-        **extra: Any,
-    ) -> dict[str, Any]:
-        """Append one call and return the line's object.
-
-        Parameters
-        ----------
-        client:
-            Who called (the client identity), or ``None`` when unknown.
-        tool:
-            The tool's name.
-        arguments:
-            The call's arguments; secret-looking values are redacted before writing.
-        decision:
-            What the approval step decided, e.g. ``"auto"``, ``"approved"``, ``"denied"``, ``"rate_limited"``.
-        outcome:
-            How the call ended, e.g. ``"ok"``, ``"error"``, ``"timeout"``, ``"cancelled"``.
-        is_error:
-            Whether the result sent back had ``isError: true``.
-        duration_ms:
-            Wall time of the call in milliseconds.
-        **extra:
-            More JSON-serializable fields (a request id, the protocol era ...).
-        """
-        entry: dict[str, Any] = {
-            "time": self._now(),
-            "client": client,
-            "tool": tool,
-            "arguments": dict(_redacted(arguments or {})),
-            "decision": decision,
-            "outcome": outcome,
-            "is_error": is_error,
-            "duration_ms": round(duration_ms, 3),
-            **extra,
-        }
-        data = memoryview((_LINE_ENCODER.encode(entry) + "\n").encode())
-        with self._lock:
-            if self._fd is None:
-                raise ValueError(f"the audit log {self.path} is closed")
-            while data:  # O_APPEND: each write lands at the end, even with other writers
-                data = data[os.write(self._fd, data) :]
-        return entry
-
-    def close(self) -> None:
-        """Close the file; safe to call twice."""
-        with self._lock:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
-
-    def __enter__(self) -> AuditLog:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @staticmethod
-    def read(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-        """Every entry of the log at `path`, oldest first."""
-        with open(path, encoding="utf-8") as file:
-            return [json.loads(line) for line in file if line.strip()]

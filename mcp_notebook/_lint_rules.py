@@ -13,9 +13,9 @@ import typing
 from collections.abc import Iterator, Mapping, Sequence, Set
 from typing import Any
 
-from ._catalogue import ToolEntry
 from ._guards import looks_secret, name_tokens
 from ._idempotency import KEY_PARAMETER
+from ._tool_entry import ToolEntry
 
 Hit = tuple[str, str | None, dict[str, Any]]
 """A rule that fired: its id, the parameter path (or None) and the values its messages need."""

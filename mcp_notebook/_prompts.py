@@ -123,7 +123,7 @@ def make_prompt(
     description: str | None = None,
     completers: Mapping[str, Any] | None = None,
 ) -> PromptEntry:
-    from ._catalogue import check_tool_name  # prompt names follow the same rules as tool names
+    from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
 
     prompt_name = str(name or getattr(fn, "__name__", ""))
     check_tool_name(prompt_name)

@@ -5,6 +5,10 @@ ipykernel runs its own asyncio loop on the main thread, so the server cannot sha
 daemon thread with its own loop, on which uvicorn serves the SDK's Streamable HTTP app and the
 sync client facade runs its connections. Start and stop are idempotent; the server stops and
 frees its port on ``%unload_ext``, kernel shutdown and interpreter exit (``atexit``).
+
+This module owns the loop and starts and stops the server. The socket and uvicorn are set up in
+`mcp_notebook._uvicorn_server`; the `ServerHandle` that `serve` returns to the user is in
+`mcp_notebook._server_handle`.
 """
 
 from __future__ import annotations
@@ -12,30 +16,28 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import errno
 import logging
 import os
 import secrets
-import socket
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 import anyio.from_thread
-import uvicorn
 
-from ._activity import CallRecord
-from ._approval import MODES, ApprovalPolicy, ApprovalRequest
+from ._approval import MODES, ApprovalPolicy
 from ._catalogue import Catalogue, RunIn, default_catalogue
 from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
 from ._guarded import Guardrails, default_audit_path
-from ._http import MCP_PATH, build_app, is_loopback
+from ._http import is_loopback
 from ._secrets import new_token
 from ._server import ToolServer
+from ._server_handle import ServerHandle
 from ._text import t
+from ._uvicorn_server import bind_socket, run_http
 
 logger = logging.getLogger(__name__)
 
@@ -43,20 +45,6 @@ logger = logging.getLogger(__name__)
 # last-resort handler writes to sys.stderr, which in a kernel is whatever cell runs now.
 for _name in ("mcp", "uvicorn", "mcp_notebook"):
     logging.getLogger(_name).addHandler(logging.NullHandler())
-
-
-class _Uvicorn(uvicorn.Server):
-    """uvicorn with a "ready" event, so starting never polls."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = anyio.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        try:
-            await super().startup(sockets=sockets)
-        finally:
-            self.ready.set()
 
 
 class Runtime:
@@ -108,122 +96,6 @@ class Runtime:
 
 runtime = Runtime()
 atexit.register(runtime.close)
-
-
-class ServerHandle:
-    """A running (or stopped) in-kernel MCP server.
-
-    Attributes
-    ----------
-    url:
-        The MCP endpoint, e.g. ``http://127.0.0.1:8765/mcp`` (no token in it).
-    token:
-        The secret a client must send (``Authorization: Bearer <token>`` or ``?token=``).
-    calls:
-        The most recent tool calls, newest last (`CallRecord`).
-    """
-
-    def __init__(self, tools: ToolServer, *, host: str, port: int, token: str, run_in: str) -> None:
-        self._tools = tools
-        self.host = host
-        self.port = port
-        self.token = token
-        self.run_in = run_in
-        url_host = f"[{host}]" if ":" in host else host
-        self.url = f"http://{url_host}:{port}{MCP_PATH}"
-        self._stop: Callable[[], None] | None = None
-        self._panel: Any = None
-        self.running = False
-
-    @property
-    def catalogue(self) -> Catalogue:
-        return self._tools.catalogue
-
-    @property
-    def calls(self) -> list[CallRecord]:
-        return list(self._tools.calls)
-
-    @property
-    def tool_server(self) -> ToolServer:
-        return self._tools
-
-    @property
-    def approval(self) -> ApprovalPolicy:
-        """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
-        return self._tools.approval
-
-    def client_config(self, name: str, *, server_name: str = "notebook") -> str:
-        """Ready-to-paste configuration for an AI client, with this server's URL and token.
-
-        `name`: ``"claude-code"``, ``"claude-desktop"`` (through the stdio bridge), ``"cursor"``,
-        ``"vscode"`` or ``"inspector"``. On a remote kernel (Binder, JupyterHub) it starts with a
-        warning that a desktop client cannot reach it.
-        """
-        from ._configs import client_config
-
-        return client_config(name, self.url, self.token, server_name=server_name)
-
-    def check(self, timeout: float = 10.0) -> Any:
-        """Connect the way a client would and report success, or the precise failure and its fix."""
-        from ._configs import check_connection
-
-        return check_connection(self.url, self.token, timeout=timeout)
-
-    @property
-    def activity(self) -> list[CallRecord]:
-        """Every recent request (lists, reads, prompts ... and tool calls), newest last."""
-        return list(self._tools.activity)
-
-    def export_activity(self, path: str | os.PathLike[str]) -> int:
-        """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count."""
-        import json
-
-        calls = self.activity
-        with open(path, "w", encoding="utf-8") as out:
-            for record in calls:
-                out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
-        return len(calls)
-
-    def panel(self) -> Any:
-        """A widget with the server's status, approval prompts and activity log (display it).
-
-        One panel per server: showing it again (``%mcp_serve`` run twice) shows the same one, so
-        the server never feeds two.
-        """
-        from .widgets import ServerPanel
-
-        if self._panel is None:
-            self._panel = ServerPanel(self)
-        return self._panel
-
-    @property
-    def pending(self) -> list[ApprovalRequest]:
-        """Calls waiting for a person: ``srv.pending[0].approve()`` / ``.deny()`` / ``.always_allow()``."""
-        return list(self._tools.approval.pending)
-
-    def stop(self) -> None:
-        """Stop serving and free the port. Does nothing if already stopped."""
-        stop, self._stop = self._stop, None
-        if stop is not None:
-            stop()
-            if self._panel is not None:
-                self._panel.stopped()
-
-    def status(self) -> str:
-        if not self.running:
-            return t("serve.status_stopped")
-        status = t("serve.status_running", url=self.url, tools=len(self.catalogue), run_in=self.run_in)
-        if self.approval.mode == "auto":
-            status += "\n" + t("approval.auto_warning")
-        return status
-
-    def __repr__(self) -> str:
-        state = "running" if self.running else "stopped"
-        approval = self.approval.mode
-        return (
-            f"<MCP server {self.url} ({state}, tools={len(self.catalogue)}, run_in={self.run_in!r}, "
-            f"approval={approval!r})>"
-        )
 
 
 def serve(
@@ -294,7 +166,7 @@ def serve(
                 raise ServerError(t("serve.host_refused", host=host))
             warnings.warn(t("serve.not_loopback", host=host), UserWarning, stacklevel=2)
         token = token or os.environ.get("MCP_NOTEBOOK_TOKEN") or new_token()
-        sock = _bind(host, port)
+        sock = bind_socket(host, port)
         port = sock.getsockname()[1]
         with contextlib.suppress(RuntimeError):
             # On the kernel's main thread this is the kernel's own loop (ipykernel 7 runs cells on it).
@@ -322,7 +194,7 @@ def serve(
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
         portal = runtime.portal()
         try:
-            _, server = portal.start_task(_run_http, tools, sock, token, host, port)
+            _, server = portal.start_task(run_http, tools, sock, token, host, port)
         except Exception as exc:
             sock.close()
             tools.guards.close()  # the audit log it opened
@@ -373,65 +245,6 @@ def _warm_up() -> None:
     from ._arguments import _formats
 
     _formats()
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets that say so (else ~40 ms/response).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise ServerError(t("serve.port_in_use", host=host, port=port)) from None
-        raise ServerError(t("serve.failed", error=exc)) from exc
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
-
-
-async def _run_http(
-    tools: ToolServer,
-    sock: socket.socket,
-    token: str,
-    host: str,
-    port: int,
-    *,
-    task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    app = build_app(tools.sdk, token=token, host=host, port=port, answers_at_once=tools.answers_at_once)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        # No logging setup of uvicorn's own: its default puts a stderr handler on the "uvicorn" logger,
-        # and a warning (a port scanner, a client speaking https) would land in the %mcp_serve cell.
-        log_config=None,
-        access_log=False,
-        lifespan="on",
-        ws="none",
-        # Open GET/listen streams would otherwise hold shutdown (and the port) for long.
-        timeout_graceful_shutdown=1,
-    )
-    server = _Uvicorn(config)
-    server.done = anyio.Event()  # type: ignore[attr-defined]
-    async with anyio.create_task_group() as group:
-
-        async def serve_until_stopped() -> None:
-            try:
-                await server.serve(sockets=[sock])
-            finally:
-                sock.close()
-                server.done.set()  # type: ignore[attr-defined]
-
-        group.start_soon(serve_until_stopped)
-        await server.ready.wait()
-        if not server.started:
-            raise ServerError(
-                t("serve.failed", error="the HTTP server did not start (see the 'uvicorn' log)")
-            )
-        task_status.started(server)
 
 
 def _debounced_notifier(portal: anyio.from_thread.BlockingPortal, tools: ToolServer) -> Callable[[str], None]:

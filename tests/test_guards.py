@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mcp_notebook import ToolError, set_language
+from mcp_notebook._audit import AuditLog
 from mcp_notebook._guards import (
-    AuditLog,
     RateLimited,
     TokenBucket,
     looks_secret,

@@ -15,7 +15,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
-from mcp_notebook._guards import AuditLog
+from mcp_notebook._audit import AuditLog
 from mcp_notebook.lessons import ch06
 from tests.lessons.conftest import WordExerciseChecks
 

@@ -1,0 +1,297 @@
+"""tools/call: check the arguments, rate-limit, ask a person, run the tool, shape and record the result.
+
+The one request that runs user code, split out of the protocol server (`_server`). Error layering
+(spec 2025-11-25 and 2026-07-28, server/tools "Error Handling"): an unknown tool is a JSON-RPC
+``-32602``; arguments that fail the input schema and exceptions raised by a tool are tool
+execution errors (``isError: true``) the model can read and fix. The SDK neither validates
+arguments nor catches tool exceptions, so both happen here. Every call is recorded once, in full
+(decision, stdout, outcome), for the activity view and the audit log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from ._activity import SEALED, ActivityLog, CallRecord, client_name, session_id_of
+from ._approval import ApprovalPolicy
+from ._arguments import argument_problems
+from ._catalogue import Catalogue
+from ._context import Context
+from ._errors import ToolError
+from ._execution import KernelBusy, ToolRunner
+from ._guarded import Guardrails
+from ._idempotency import KEY_PARAMETER
+from ._questions import InputRequired, ProtocolRefusal, new_state, state_of
+from ._results import error_result, to_result
+from ._text import t
+
+logger = logging.getLogger(__name__)
+
+
+class ToolCalls:
+    """The ``tools/call`` handler of one server (the SDK calls the instance)."""
+
+    def __init__(
+        self,
+        *,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        approval: ApprovalPolicy,
+        guards: Guardrails,
+        log: ActivityLog,
+        boundary: RequestStateBoundary,
+        kept: Any,
+        result_limit: int,
+        is_local: Callable[[ServerRequestContext[Any]], bool],
+        log_levels: dict[str, str],
+    ) -> None:
+        self.catalogue = catalogue
+        self.runner = runner
+        self.approval = approval
+        self.guards = guards
+        self.log = log
+        self.boundary = boundary
+        self.kept = kept  # where results too large for a model's context are kept, behind a link
+        self.result_limit = result_limit
+        self._is_local = is_local
+        self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
+
+    async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        entry = self.catalogue.get(params.name)
+        local = self._is_local(ctx)
+        if entry is None or not (entry.expose or local):  # a hidden tool does not exist for outsiders
+            # Suggest only what this caller may see: a hidden tool must not leak through a hint.
+            visible = [e.name for e in self.catalogue.tools() if e.expose or local]
+            near = self.catalogue.near_names(params.name, among=visible)
+            hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+            error = MCPError(
+                types.INVALID_PARAMS,
+                t("call.unknown_tool", name=params.name, hint=hint),
+                data={"tool": params.name, "suggestions": near},
+            )
+            # The activity log shows protocol errors too: learners compare them with tool errors.
+            refused = CallRecord(
+                tool=params.name,
+                arguments=dict(params.arguments or {}),
+                client="notebook" if local else client_name(ctx),
+                protocol_version=ctx.protocol_version,
+                started=time.time(),
+                request_id=ctx.request_id,
+                outcome=f"error {types.INVALID_PARAMS}",
+                is_error=True,
+                error={"code": types.INVALID_PARAMS, "message": error.error.message},
+            )
+            self.log.activity.append(refused)
+            self.log.show(refused)
+            raise error
+        arguments = dict(params.arguments or {})
+        record = CallRecord(
+            tool=entry.name,
+            arguments=arguments,
+            client="notebook" if local else client_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+        )
+        if params.input_responses is not None or params.request_state is not None:
+            # What the client sent for a later round (the state as the client holds it: sealed).
+            answers = {
+                k: v.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for k, v in (params.input_responses or {}).items()
+            }
+            record.rounds = {"inputResponses": answers} if answers else {}
+            if params.request_state is not None:
+                record.rounds["requestState"] = SEALED
+        clock = time.perf_counter()
+        client = self.guards.set_client(record.client)
+        try:
+            if entry.context:
+                sealed = await self.boundary(
+                    ctx, lambda c: self._checked_call(c, entry, arguments, record, local)
+                )
+                result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
+            else:
+                result = await self._checked_call(ctx, entry, arguments, record, local)
+        except MCPError as exc:  # a requestState that fails verification (forged, edited, expired)
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.error.message}
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
+        except ProtocolRefusal as exc:  # e.g. a client capability the tool needs is missing
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.message}
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise MCPError(exc.code, exc.message, data=exc.data) from None
+        except anyio.get_cancelled_exc_class():
+            # The client hung up (the SDK cancels the handler): what did run must still be on record.
+            record.outcome = (
+                f"{record.outcome} (client disconnected)" if record.outcome else "client disconnected"
+            )
+            record.is_error = True
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
+        finally:
+            self.guards.reset_client(client)
+        record.duration = time.perf_counter() - clock
+        record.is_error = bool(result.get("isError"))
+        # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
+        answer = {"resultType": "complete", **result}
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            record.result = result
+        elif "requestState" in answer:
+            record.result = {**answer, "requestState": SEALED}
+        else:
+            record.result = answer
+        self.log.record(record)
+        return answer
+
+    async def _checked_call(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        local: bool,
+    ) -> dict[str, Any]:
+        # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
+        # then ask, then run.
+        if "validator" not in entry.__dict__:
+            # The first call of a tool compiles its schema, which may wait for jsonschema's import
+            # (warming up in the background right after serve()): not on the loop, which serves others.
+            await anyio.to_thread.run_sync(lambda: entry.validator)
+        problems = argument_problems(entry.validator, arguments)
+        if problems:
+            listing = "\n".join(f"- {problem}" for problem in problems)
+            record.outcome = "invalid arguments"
+            return error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
+        try:
+            self.guards.check_rate(entry)
+        except ToolError as exc:
+            record.outcome = record.decision = "rate limited"
+            return error_result(str(exc))
+        state = state_of((ctx.params or {}).get("requestState")) if entry.context else {}
+        if state.get("approved") is True:
+            # A later round of a call a person already approved (the SDK verified the sealed state and
+            # that it belongs to this very tool and these very arguments): do not ask again.
+            record.decision = "approved"
+        elif (refusal := await self._ask(entry, arguments, record, local)) is not None:
+            record.outcome = record.decision
+            return error_result(refusal)
+        context = None
+        if entry.context:
+            log_level = self._log_levels.get(session_id_of(ctx) or "")
+            context = Context.of_request(ctx, log_level=log_level)
+        try:
+            result = await self.guards.run(
+                entry, arguments, lambda: self._run(entry, arguments, record, context)
+            )
+        except TimeoutError:
+            record.outcome = "timeout"
+            return error_result(t("call.timeout", name=entry.name, seconds=entry.timeout))
+        except ToolError as exc:  # an idempotency conflict or a malformed key
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        except InputRequired as asked:
+            record.outcome = "input required: " + ", ".join(asked.requests)
+            approved = record.decision in ("approved", "not-needed")
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": new_state(asked.answers, approved=approved),
+            }
+        finally:
+            if context is not None:
+                context.close()
+        return self.guards.finish(result)
+
+    async def _ask(
+        self, entry: Any, arguments: dict[str, Any], record: CallRecord, local: bool
+    ) -> str | None:
+        """Ask a person when the policy says so; the refusal message, or None to run the call."""
+        if not self.approval.needs_approval(entry.name, entry.read_only, entry.approval, local):
+            return None
+        request = self.approval.new_request(
+            tool=entry.name,
+            title=entry.title,
+            description=entry.description,
+            annotations=dict(entry.annotations),
+            arguments=arguments,
+            client=record.client,
+        )
+        decision = await self.approval.decide(request)
+        record.decision = decision
+        return self.approval.message(decision, entry.name)
+
+    async def _run(
+        self, entry: Any, arguments: dict[str, Any], record: CallRecord, context: Context | None = None
+    ) -> dict[str, Any]:
+        try:
+            kwargs = entry.convert(arguments)
+            if entry.idempotency_key and not entry.takes_key:
+                kwargs.pop(KEY_PARAMETER, None)
+            if context is not None:
+                kwargs[entry.context] = context
+            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
+            result = to_result(
+                value,
+                output_schema=entry.output_schema,
+                wraps_output=entry.wraps_output,
+                tool_name=entry.name,
+            )
+            record.outcome = "error result" if result.get("isError") else "ok"
+            return self._keep_if_large(entry.name, result)
+        except ToolError as exc:
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        except (TimeoutError, InputRequired, ProtocolRefusal):
+            raise  # the tool's own timeout, a question for the client, a protocol error: the caller's
+        except KernelBusy:
+            record.outcome = "kernel busy"
+            return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
+        except BaseException as exc:
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                raise  # the client went away or the server is stopping: not the tool's failure
+            # Never a traceback and never a protocol error: the model gets what it can act on. Even
+            # SystemExit or KeyboardInterrupt from a tool must not end the server.
+            record.outcome = type(exc).__name__
+            logger.debug("tool %r raised", entry.name, exc_info=True)
+            return error_result(f"{type(exc).__name__}: {exc}")
+
+    def _keep_if_large(self, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Replace a result too large for a model's context by a summary and a link to all of it."""
+        texts = [block["text"] for block in result.get("content", []) if block.get("type") == "text"]
+        size = sum(len(text) for text in texts)
+        if size <= self.result_limit or result.get("isError"):
+            return result
+        full = "\n".join(texts)
+        mime = "application/json" if "structuredContent" in result else "text/plain"
+        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}])
+        preview = full[: min(1000, self.result_limit // 2)]
+        link = {
+            "type": "resource_link",
+            "uri": uri,
+            "name": f"{tool} result",
+            "mimeType": mime,
+            "size": len(full),
+        }
+        others = [block for block in result["content"] if block.get("type") != "text"]
+        summary = {"type": "text", "text": t("result.kept", tool=tool, size=size, uri=uri, preview=preview)}
+        kept: dict[str, Any] = {"content": [summary, link, *others], "isError": False}
+        entry = self.catalogue.get(tool)
+        if entry is not None and entry.output_schema is not None and "structuredContent" in result:
+            # With an output schema, structured content is required: it stays, only the text shrinks.
+            kept["structuredContent"] = result["structuredContent"]
+        return kept

@@ -1,0 +1,223 @@
+"""One tool's entry: a Python callable checked, described and made ready to call.
+
+`make_entry` turns a function and the ``@tool`` options into a `ToolEntry`, checking everything it
+can at definition time (the name, the options, an overriding schema) so a mistake shows when the
+cell runs, not on a model's first call. The entry carries what `tools/list` shows (`to_wire`) and
+builds its argument validator and converter once, on first use. Kept apart from the `Catalogue`
+that holds entries: this part is about one tool, the catalogue about the set and its changes.
+
+Pure: no IPython, no threads, no widgets, no `mcp` import.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._arguments import argument_converter, compile_validator
+from ._context import context_parameter
+from ._errors import ToolDefinitionError
+from ._idempotency import KEY_PARAMETER, idempotency_key_schema
+from ._schema import FunctionSchema, function_schema
+from ._text import t
+
+RunIn = Literal["thread", "kernel"]
+
+# Spec 2025-11-25, server/tools "Tool names": 1-128 characters, case-sensitive, [A-Za-z0-9_.-].
+_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+_BAD_CHAR_RE = re.compile(r"[^A-Za-z0-9_.\-]")
+
+_ANNOTATION_KEYS = {
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
+}
+
+
+def check_tool_name(name: str) -> None:
+    """Raise `ToolDefinitionError` unless `name` follows the spec's tool-name rules."""
+    if _NAME_RE.fullmatch(name):
+        return
+    if not name:
+        why = t("name.empty")
+    elif len(name) > 128:
+        why = t("name.too_long", n=len(name))
+    else:
+        bad = sorted(set(_BAD_CHAR_RE.findall(name)))
+        why = t("name.bad_chars", chars=", ".join(repr(c) for c in bad))
+    suggestion = _BAD_CHAR_RE.sub("_", name).strip("_")[:128] or "my_tool"
+    raise ToolDefinitionError(t("name.invalid", name=name, why=why, suggestion=suggestion))
+
+
+@dataclass(frozen=True, eq=False)
+class ToolEntry:
+    """One tool: the function, its schemas and what the server advertises about it."""
+
+    name: str
+    fn: Callable[..., Any]
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    wraps_output: bool
+    title: str | None = None
+    annotations: dict[str, bool] = field(default_factory=dict)
+    run_in: RunIn | None = None
+    approval: Literal["always", "never"] | None = None
+    expose: bool = True
+    idempotency_key: bool = False
+    rate_limit: tuple[int, float] | None = None
+    timeout: float | None = None
+
+    @property
+    def takes_key(self) -> bool:
+        """Whether the function itself declares ``idempotency_key`` (else the server strips it)."""
+        return KEY_PARAMETER in inspect.signature(self.fn).parameters
+
+    @functools.cached_property
+    def context(self) -> str | None:
+        """The function's parameter annotated `Context`, which the server fills in (not an argument)."""
+        return context_parameter(self.fn)
+
+    @property
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.fn)
+
+    @property
+    def read_only(self) -> bool:
+        return self.annotations.get("readOnlyHint") is True
+
+    @functools.cached_property
+    def validator(self) -> Any:
+        """The compiled input-schema validator (built on first call, then kept)."""
+        return compile_validator(self.input_schema)
+
+    @functools.cached_property
+    def convert(self) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+        """JSON arguments → the keyword arguments the function's type hints ask for."""
+        return argument_converter(self.fn)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The tool as `tools/list` shows it (JSON, camelCase keys)."""
+        wire: dict[str, Any] = {"name": self.name}
+        if self.title:
+            wire["title"] = self.title
+        if self.description:
+            wire["description"] = self.description
+        wire["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            wire["outputSchema"] = self.output_schema
+        if self.annotations or self.title:
+            notes: dict[str, Any] = dict(self.annotations)
+            if self.title:
+                notes["title"] = self.title
+            wire["annotations"] = notes
+        return wire
+
+
+def make_entry(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    output_schema: Mapping[str, Any] | Literal[False] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    run_in: RunIn | None = None,
+    approval: Literal["always", "never"] | None = None,
+    expose: bool = True,
+    idempotency_key: bool = False,
+    rate_limit: tuple[int, float] | None = None,
+    timeout: float | None = None,
+) -> ToolEntry:
+    """Build a `ToolEntry` from a function and the decorator's options."""
+    if not callable(fn):
+        raise ToolDefinitionError(t("tool.not_callable", what=type(fn).__name__))
+    tool_name = name if name is not None else getattr(fn, "__name__", "")
+    check_tool_name(tool_name)
+    if read_only and destructive:
+        raise ToolDefinitionError(t("tool.annotations_conflict", name=tool_name))
+    if run_in not in (None, "thread", "kernel"):
+        raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
+    if approval not in (None, "always", "never"):
+        raise ToolDefinitionError(t("tool.bad_approval", value=approval))
+    if rate_limit is not None and not (
+        isinstance(rate_limit, tuple) and len(rate_limit) == 2 and rate_limit[0] >= 1 and rate_limit[1] > 0
+    ):
+        raise ToolDefinitionError(t("tool.bad_rate_limit", value=rate_limit))
+    if timeout is not None and not timeout > 0:
+        raise ToolDefinitionError(t("tool.bad_timeout", value=timeout))
+    schema: FunctionSchema = function_schema(fn)
+    if input_schema is not None:
+        # The function's own parameters still apply (conversion, defaults); the schema is what the
+        # model is shown and what arguments are validated against (e.g. 2020-12 keywords no Python
+        # signature can say: if/then/else, $defs with $ref, allOf).
+        input_schema = dict(input_schema)
+        _check_schema(tool_name, input_schema, "tool.bad_input_schema")
+    else:
+        input_schema = schema.input_schema
+    if idempotency_key and KEY_PARAMETER not in input_schema.get("properties", {}):
+        # The model must send a key: it is what makes a retried call safe to repeat.
+        input_schema = dict(input_schema)
+        input_schema["properties"] = {
+            **input_schema.get("properties", {}),
+            KEY_PARAMETER: idempotency_key_schema(),
+        }
+        input_schema["required"] = [*input_schema.get("required", []), KEY_PARAMETER]
+    flags = {
+        "read_only": read_only,
+        "destructive": destructive,
+        "idempotent": idempotent,
+        "open_world": open_world,
+    }
+    annotations = {_ANNOTATION_KEYS[k]: v for k, v in flags.items() if v is not None}
+    if read_only and destructive is None:
+        # A read-only tool cannot destroy anything; say so rather than leave the spec default (true).
+        annotations["destructiveHint"] = False
+    out: dict[str, Any] | None
+    wraps = schema.wraps_output
+    if output_schema is False:
+        out, wraps = None, False
+    elif output_schema is not None:
+        out, wraps = dict(output_schema), False
+        _check_schema(tool_name, out, "tool.bad_output_schema")  # fail at definition, not on the first call
+    else:
+        out = schema.output_schema
+    return ToolEntry(
+        name=tool_name,
+        fn=fn,
+        description=description if description is not None else schema.description,
+        input_schema=input_schema,
+        output_schema=out,
+        wraps_output=wraps,
+        title=title,
+        annotations=annotations,
+        run_in=run_in,
+        approval=approval,
+        expose=expose,
+        idempotency_key=idempotency_key,
+        rate_limit=rate_limit,
+        timeout=timeout,
+    )
+
+
+def _check_schema(name: str, schema: dict[str, Any], message: str) -> None:
+    # Spec 2025-11-25 server/tools: inputSchema and outputSchema are JSON Schema objects whose root is
+    # an object (arguments and structuredContent are JSON objects).
+    import jsonschema  # only for an explicit override: defining a tool stays cheap
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ToolDefinitionError(t(message, name=name, why=exc.message)) from None
+    if schema.get("type") != "object":
+        why = f"its root type is {schema.get('type')!r}, not 'object'"
+        raise ToolDefinitionError(t(message, name=name, why=why))
