@@ -6,7 +6,6 @@ where a value is expected, and braces are never mistaken for IPython's ``{expr}`
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -14,6 +13,7 @@ from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ._errors import MCPNotebookError, ProtocolError
+from ._magic_args import TARGET_VALUES, lookup, parse_arguments, target, target_options, tokens
 from ._text import t
 
 MAGIC_NAMES = (
@@ -26,46 +26,6 @@ MAGIC_NAMES = (
     "mcp_prompt",
     "mcp_publish",
 )
-
-
-def _target_options(func: Any) -> Any:
-    """The options that pick which server a client magic talks to."""
-    options = [
-        argument(
-            "--url", default=None, help="Talk to another Streamable HTTP server instead of this kernel's."
-        ),
-        argument("--token", default=None, help="Token for --url."),
-        argument(
-            "--stdio",
-            default=None,
-            help='Talk to a stdio server started by this command, e.g. "python srv.py".',
-        ),
-        argument(
-            "--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use."
-        ),
-        argument("--timeout", type=float, default=60.0, help="Seconds to wait for the answer (default 60)."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-_TARGET_VALUES = ("--url", "--token", "--stdio")
-
-
-def _target(args: Any, namespace: dict[str, Any] | None = None) -> dict[str, Any]:
-    # `--token $tok`: a kernel variable, so a secret never has to be written into a cell.
-    for name in ("url", "token", "stdio"):
-        value = getattr(args, name)
-        if namespace is not None and isinstance(value, str) and value.startswith("$"):
-            setattr(args, name, str(_lookup(namespace, value[1:])))
-    return {
-        "url": args.url,
-        "token": args.token,
-        "stdio": args.stdio,
-        "mode": args.mode,
-        "timeout": args.timeout,
-    }
 
 
 @magics_class
@@ -156,7 +116,7 @@ class MCPMagics(Magics):
         action="store_true",
         help="Show Approve / Deny first and call only when approved (returns a pending call at once).",
     )
-    @_target_options
+    @target_options
     @no_var_expand
     @line_magic
     def mcp_call(self, line: str) -> Any:
@@ -179,12 +139,12 @@ class MCPMagics(Magics):
             arguments,
             confirm=args.confirm,
             on_progress=progress.update,
-            **_target(args, self._namespace()),
+            **target(args, self._namespace()),
         )
 
     @magic_arguments()
     @argument("uri", help="The resource to read, e.g. data://sales/north.")
-    @_target_options
+    @target_options
     @no_var_expand
     @line_magic
     def mcp_read(self, line: str) -> Any:
@@ -193,13 +153,13 @@ class MCPMagics(Magics):
         %mcp_read notebook://variables/sales
         %mcp_read data://sales/north --url http://127.0.0.1:8000/mcp --token T
         """
-        args = self.mcp_read.parser.parse_args(_tokens(line))
-        return self._client("read_resource", args.uri, **_target(args, self._namespace()))
+        args = self.mcp_read.parser.parse_args(tokens(line))
+        return self._client("read_resource", args.uri, **target(args, self._namespace()))
 
     @magic_arguments()
     @argument("name", help="The prompt to get.")
     @argument("pairs", nargs="*", help="Arguments as key=value (sent as strings).")
-    @_target_options
+    @target_options
     @no_var_expand
     @line_magic
     def mcp_prompt(self, line: str) -> Any:
@@ -209,7 +169,7 @@ class MCPMagics(Magics):
         %mcp_prompt summarize {"topic": "sales"}
         """
         args, arguments = self._parse_with_arguments(self.mcp_prompt, line)
-        return self._client("get_prompt", args.name, arguments, **_target(args, self._namespace()))
+        return self._client("get_prompt", args.name, arguments, **target(args, self._namespace()))
 
     @magic_arguments()
     @argument("variable", help="The notebook variable to publish.")
@@ -225,32 +185,32 @@ class MCPMagics(Magics):
 
         Clients that subscribed to it are told it changed. A DataFrame is served as CSV and JSON.
         """
-        args = self.mcp_publish.parser.parse_args(_tokens(line))
+        args = self.mcp_publish.parser.parse_args(tokens(line))
         namespace = self.shell.user_ns if self.shell is not None else {}
         from ._primitives import publish
 
         try:
-            value = _lookup(namespace, args.variable)
+            value = lookup(namespace, args.variable)
             return publish(value, args.uri, name=args.name or args.variable, description=args.description)
         except MCPNotebookError as exc:
             raise UsageError(str(exc)) from None
 
     def _parse_with_arguments(self, magic: Any, line: str) -> tuple[Any, dict[str, Any]]:
-        tokens = _tokens(line)
+        words = tokens(line)
         # A token that is a JSON object, or a bare $variable, is the whole arguments object (unless it
         # is the value of --url, --token or --stdio).
         positions = [
             i
-            for i, tok in enumerate(tokens)
+            for i, tok in enumerate(words)
             if i > 0
             and (tok.startswith("{") or (tok.startswith("$") and "=" not in tok))
-            and tokens[i - 1] not in _TARGET_VALUES
+            and words[i - 1] not in TARGET_VALUES
         ]
-        whole = [tokens[i] for i in positions]
-        args = magic.parser.parse_args([tok for i, tok in enumerate(tokens) if i not in positions])
+        whole = [words[i] for i in positions]
+        args = magic.parser.parse_args([tok for i, tok in enumerate(words) if i not in positions])
         if len(whole) > 1:
             raise UsageError(t("magic.bad_json", error="more than one JSON object"))
-        return args, self._arguments(args.pairs, whole[0] if whole else None)
+        return args, parse_arguments(self._namespace(), args.pairs, whole[0] if whole else None)
 
     def _namespace(self) -> dict[str, Any]:
         return self.shell.user_ns if self.shell is not None else {}
@@ -264,81 +224,6 @@ class MCPMagics(Magics):
             raise
         except MCPNotebookError as exc:
             raise UsageError(str(exc)) from None
-
-    def _arguments(self, pairs: list[str], json_part: str | None) -> dict[str, Any]:
-        namespace = self.shell.user_ns if self.shell is not None else {}
-        arguments: dict[str, Any] = {}
-        if json_part is not None:
-            if json_part.startswith("$"):
-                value = _lookup(namespace, json_part[1:])
-            else:
-                try:
-                    value = json.loads(json_part)
-                except json.JSONDecodeError as exc:
-                    raise UsageError(t("magic.bad_json", error=exc)) from None
-            if not isinstance(value, dict):
-                raise UsageError(t("magic.bad_json", error=f"expected an object, got {type(value).__name__}"))
-            arguments.update(value)
-        for pair in pairs:
-            key, sep, raw = pair.partition("=")
-            if not sep or not key:
-                raise UsageError(t("magic.bad_pair", token=pair))
-            arguments[key] = _lookup(namespace, raw[1:]) if raw.startswith("$") else _json_or_str(raw)
-        return arguments
-
-
-def _tokens(text: str) -> list[str]:
-    """Split like a shell, but keep JSON intact: ``tags=["a","b"] text='two words'``.
-
-    Whitespace inside quotes or brackets does not split. A quoted value stays a string
-    (``n='3'`` is the text "3", ``n=3`` the number 3); a wholly quoted token loses its quotes.
-    """
-    tokens: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    depth = 0
-    for char in text:
-        if quote is not None:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth = max(0, depth - 1)
-        elif char.isspace() and depth == 0:
-            if current:
-                tokens.append("".join(current))
-                current = []
-            continue
-        current.append(char)
-    if quote is not None:
-        raise UsageError(t("magic.bad_pair", token=text))
-    if current:
-        tokens.append("".join(current))
-    return [_unquote(token) for token in tokens]
-
-
-def _unquote(token: str) -> str:
-    key, sep, value = token.partition("=")
-    if sep and key.isidentifier() and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return f"{key}={json.dumps(value[1:-1])}"  # a JSON string literal: parsed back as text
-    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
-        return token[1:-1]
-    return token
-
-
-def _json_or_str(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
-def _lookup(namespace: dict[str, Any], name: str) -> Any:
-    if name not in namespace:
-        raise UsageError(t("magic.unknown_var", name=name))
-    return namespace[name]
 
 
 class _ProgressBar:
