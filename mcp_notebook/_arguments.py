@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
+from ._constraint_text import constraint_message, type_message
 from ._quickcheck import quick_check
 from ._schema import _hints, _namespace, _param_default
 from ._text import t
@@ -133,7 +134,7 @@ def _explain(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
     elif error.validator in ("anyOf", "oneOf") and error.context:
         yield from _explain_branches(error)
     else:
-        yield path, error.message
+        yield path, constraint_message(str(error.validator), error.validator_value, instance, error.message)
 
 
 def _explain_branches(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
@@ -155,8 +156,7 @@ def _explain_branches(error: ValidationError) -> Iterator[tuple[list[Any], str]]
                 if sub.validator == "type" and not sub.relative_path:
                     expected = sub.validator_value
                     types_ += expected if isinstance(expected, list) else [expected]
-        names = ", ".join(repr(name) for name in dict.fromkeys(types_))
-        yield list(error.absolute_path), f"{error.instance!r} is not of type {names}"
+        yield list(error.absolute_path), type_message(list(dict.fromkeys(types_)), error.instance)
     else:
         yield list(error.absolute_path), error.message
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
+from ._constraint_text import constraint_message, type_message
 from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
@@ -100,7 +101,7 @@ class PromptEntry:
         for key, options in self.choices.items():
             value = arguments.get(key)
             if value is not None and value not in options:
-                why = f"{value!r} is not one of {options}"
+                why = constraint_message("enum", options, value, f"{value!r} is not one of {options}")
                 found.append(t("prompt.bad_value", name=self.name, argument=key, why=why))
         return found
 
@@ -110,8 +111,9 @@ class PromptEntry:
             convert = self.converters.get(key)
             try:
                 kwargs[key] = convert(value) if convert is not None else value
-            except (TypeError, ValueError) as exc:
-                raise ValueError(t("prompt.bad_value", name=self.name, argument=key, why=exc)) from None
+            except (TypeError, ValueError):
+                why = type_message(_JSON_TYPES.get(convert, "string"), value)
+                raise ValueError(t("prompt.bad_value", name=self.name, argument=key, why=why)) from None
         return kwargs
 
 
@@ -170,6 +172,10 @@ def _to_bool(value: str) -> bool:
     if lowered in ("false", "0", "no"):
         return False
     raise ValueError(f"{value!r} is not true or false")
+
+
+# What a prompt argument (always a string on the wire) had to read as, in JSON Schema's words.
+_JSON_TYPES: dict[Any, str] = {int: "integer", float: "number", _to_bool: "boolean"}
 
 
 def literal_choices(hint: Any) -> list[str]:

@@ -6,11 +6,14 @@ import importlib
 import pkgutil
 import string
 from collections.abc import Iterator
+from typing import Annotated, Literal
 
+import annotated_types as at
 import pytest
 
 import mcp_notebook
-from mcp_notebook import ToolDefinitionError, _text, set_language, tool
+from mcp_notebook import ToolDefinitionError, _text, prompt, set_language, tool
+from mcp_notebook._arguments import argument_problems
 from mcp_notebook._catalogue import Catalogue
 
 # Modules register their own messages when imported: import them all before collecting the keys.
@@ -49,3 +52,52 @@ def test_language_switch_reaches_definition_errors(korean: None) -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="'en' or 'ko'"):
         set_language("fr")  # type: ignore[arg-type]
+
+
+def test_constraint_problems_are_korean_in_korean_and_the_validators_own_words_in_english(
+    korean: None,
+) -> None:
+    catalogue = Catalogue()
+
+    @tool(catalogue=catalogue)
+    def plan(
+        unit: Literal["C", "F"],
+        days: Annotated[int, at.Ge(1), at.Le(7)],
+        city: Annotated[str, at.MinLen(2)],
+        tags: list[str] | None = None,
+    ) -> str:
+        """Plan a trip."""
+        return city
+
+    validator = catalogue.get("plan").validator  # type: ignore[union-attr]
+    wrong = {"unit": "K", "days": 9, "city": "X", "tags": 3}
+    assert argument_problems(validator, wrong) == [
+        "city: 'X'은(는) 너무 짧습니다(최소 2자)",
+        "days: 9은(는) 최댓값 7보다 큽니다",
+        "tags: 3은(는) 'array'(배열) 또는 'null' 타입이 아닙니다",
+        "unit: 'K'은(는) ['C', 'F'] 중 하나가 아닙니다",
+    ]
+    set_language("en")
+    assert argument_problems(validator, wrong) == [
+        "city: 'X' is too short",
+        "days: 9 is greater than the maximum of 7",
+        "tags: 3 is not of type 'array', 'null'",
+        "unit: 'K' is not one of ['C', 'F']",
+    ]
+
+
+def test_prompt_argument_problems_are_korean_in_korean(korean: None) -> None:
+    catalogue = Catalogue()
+
+    @prompt(catalogue=catalogue)
+    def review(code: str, style: Literal["short", "long"] = "short", depth: int = 1) -> str:
+        """Review code."""
+        return code
+
+    entry = catalogue.get_prompt("review")
+    assert entry is not None
+    assert entry.problems({"code": "x", "style": "medium"}) == [
+        "프롬프트 'review'의 인자 'style': 'medium'은(는) ['short', 'long'] 중 하나가 아닙니다."
+    ]
+    with pytest.raises(ValueError, match="'deep'은\\(는\\) 'integer'\\(정수\\) 타입이 아닙니다"):
+        entry.convert({"code": "x", "depth": "deep"})

@@ -204,7 +204,10 @@ def test_the_model_answer_passes_through_the_server(shell: InteractiveShell) -> 
                 "typing.Literal",
             ],
         ),
-        ("wrong_values", ['["easy", "hard"]이(가) 왔습니다', "'beginner' is not one of"]),
+        (
+            "wrong_values",
+            ['["easy", "hard"]이(가) 왔습니다', "'beginner'은(는) ['easy', 'hard'] 중 하나가 아닙니다"],
+        ),
         ("required_level", ["인자 'level'이(가) 필수로 되어 있습니다", "기본값 'beginner'"]),
         (
             "optional_query",
