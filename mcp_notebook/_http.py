@@ -32,6 +32,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._text import add_messages, t
 
@@ -39,6 +40,7 @@ MCP_PATH = "/mcp"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 SUPPORTED = frozenset(SUPPORTED_VERSIONS)
+HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024  # the SDK's own default
 
@@ -172,12 +174,15 @@ class Gate:
             and length is not None
             and not _too_long(length, _CHOOSE_UP_TO)  # a big body is not parsed twice to choose
         ):
-            await self._choose_reply(scope, receive, send)
+            await self._choose_reply(scope, receive, send, version is None or version in HANDSHAKE)
         else:
             await self._forward(scope, receive, send, version)
 
-    async def _choose_reply(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Read the request, then let the SDK answer it as one JSON body or with a stream."""
+    async def _choose_reply(self, scope: Scope, receive: Receive, send: Send, handshake: bool) -> None:
+        """Read the request, then let the SDK answer it as one JSON body or with a stream.
+
+        A body that is not one well-formed message is answered here (`_envelope`), saying what to send.
+        """
         assert self._answers_at_once is not None
         chunks: list[bytes] = []
         later: list[Message] = []
@@ -198,14 +203,19 @@ class Gate:
         try:
             request = json.loads(body)
         except (ValueError, RecursionError):
-            request = None  # the SDK answers -32700
+            await self.app(scope, replay, send)  # the SDK answers -32700
+            return
+        problem = envelope_problem(request)
+        if problem is not None:
+            code, explained, request_id = problem
+            # The status each era's SDK gives such an error: 400, except -32602 in the handshake era.
+            status = 200 if code == -32602 and handshake else 400
+            error = {"code": code, "message": explained}
+            await _send_json(send, status, {"jsonrpc": "2.0", "id": request_id, "error": error})
+            return
         # A handshake-era `initialize` keeps its stream: the session's own task is started while it
         # is served and inherits this request's context, and that task must see the default choice.
-        at_once = (
-            isinstance(request, dict)
-            and request.get("method") != "initialize"
-            and self._answers_at_once(request)
-        )
+        at_once = request.get("method") != "initialize" and self._answers_at_once(request)
         with json_reply(at_once):
             await self.app(scope, replay, send)
 

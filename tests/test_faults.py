@@ -27,6 +27,9 @@ kernel restart                      test_kernel_restart_frees_the_port (then the
                                     shutdown: tests/test_kernel.py::test_unload_reload_and_shutdown_free_the_port
 malformed JSON                      test_malformed_json_is_a_parse_error (both eras; also tests/test_http.py::
                                     test_malformed_json_is_parse_error before any session)
+a batch / JSON that is no message   test_a_body_that_is_not_one_message_is_32600_saying_what_to_send (both eras)
+non-object tools/call arguments     test_call_arguments_that_are_not_an_object_are_32602_saying_what_to_send
+                                    (both eras; also a call without a tool name)
 wrong content type                  test_a_body_that_is_not_json_is_415_saying_what_to_send (both eras)
 oversized body                      test_an_oversized_body_is_413_naming_the_limit_and_the_fix (both eras, declared
                                     and chunked); test_the_body_limit_can_be_raised (and a bad setting is refused)
@@ -288,6 +291,41 @@ def test_malformed_json_is_a_parse_error(wire: Wire) -> None:
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == -32700 and error["message"].startswith("Parse error")
+    assert_serves(wire)
+
+
+@pytest.mark.parametrize("wire", WIRE_ERAS, indirect=True)
+def test_a_body_that_is_not_one_message_is_32600_saying_what_to_send(wire: Wire) -> None:
+    batch = wire.post(json.dumps([wire.message("tools/list")]).encode())
+    assert batch.status_code == 400
+    error = batch.json()["error"]
+    assert error["code"] == -32600 and "MCP has no batches" in error["message"]
+    assert "send one JSON-RPC message per POST" in error["message"]
+    for body, kind in ((b"null", "null"), (b"3", "a number"), (b'"tools/list"', "a string")):
+        answer = wire.post(body)
+        assert answer.status_code == 400
+        assert answer.json()["error"] == {
+            "code": -32600,
+            "message": f"The body is {kind}, not a JSON-RPC message. Send one JSON object such as "
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.',
+        }
+    assert_serves(wire)
+
+
+@pytest.mark.parametrize("wire", WIRE_ERAS, indirect=True)
+def test_call_arguments_that_are_not_an_object_are_32602_saying_what_to_send(wire: Wire) -> None:
+    message = wire.message("tools/call", {"name": "add", "arguments": [2, 3]})
+    answer = wire.post(json.dumps(message).encode(), "tools/call", "add")
+    assert answer.status_code == (200 if wire.era == "2025-11-25" else 400)  # as the SDK's own -32602
+    assert answer.json()["id"] == message["id"]
+    assert answer.json()["error"]["code"] == -32602
+    assert answer.json()["error"]["message"] == (
+        'tools/call needs "params.arguments" as a JSON object of argument names to values, '
+        'e.g. {"a": 2, "b": 3}; got [2, 3].'
+    )
+    nameless = wire.message("tools/call", {"arguments": {"a": 2}})
+    answer = wire.post(json.dumps(nameless).encode(), "tools/call")
+    assert "the tool's name as a string" in answer.json()["error"]["message"]
     assert_serves(wire)
 
 
