@@ -71,6 +71,7 @@ RULES: dict[str, Rule] = {
         Rule("MCP040", "structured-without-output-schema", "warning"),
         Rule("MCP041", "empty-output-schema", "info"),
         Rule("MCP050", "secret-parameter", "warning"),
+        Rule("MCP060", "async-blocking-call", "warning"),
     ]
 }
 """Every rule, by id. Ids never change meaning; retired ids are not reused."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from ._guards import looks_secret, name_tokens
 from ._idempotency import KEY_PARAMETER
+from ._lint_blocking import blocking_calls
 from ._tool_entry import ToolEntry
 
 Hit = tuple[str, str | None, dict[str, Any]]
@@ -94,6 +95,7 @@ class _Check:
         self.parameters()
         self.behaviour()
         self.output()
+        self.runtime()
         return self.hits
 
     def name(self) -> None:
@@ -193,6 +195,11 @@ class _Check:
             self.add("MCP040", returns=returns)
         elif schema is not None and schema.get("type") == "object" and set(schema) <= {"type", "title"}:
             self.add("MCP041")
+
+    def runtime(self) -> None:
+        calls = blocking_calls(self.entry.fn)
+        if calls:
+            self.add("MCP060", calls=", ".join(calls), first=calls[0])
 
 
 def _nodes(properties: Mapping[str, Any], defs: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:

@@ -197,6 +197,18 @@ MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Return a TypedDict, dataclass or pydantic model instead of dict.",
         "ko": "dict 대신 TypedDict, dataclass, pydantic 모델을 반환하세요.",
     },
+    "lint.MCP060": {
+        "en": "This async tool calls {calls}, which blocks the server's event loop while it runs: every "
+        "other client and %mcp_call wait, and the tool's timeout cannot stop it.",
+        "ko": "이 async 도구는 {calls}을(를) 호출합니다. 이 호출은 도는 동안 서버의 이벤트 루프를 막아, 다른 "
+        "클라이언트와 %mcp_call이 모두 기다리고 도구의 timeout도 멈추지 못합니다.",
+    },
+    "lint.MCP060.fix": {
+        "en": "Await a non-blocking version instead (e.g. await asyncio.sleep(...), an async HTTP client, "
+        "await asyncio.to_thread({first}, ...)), or make the tool a plain def: it then runs on a worker thread.",
+        "ko": "막지 않는 방식으로 바꾸세요(예: await asyncio.sleep(...), 비동기 HTTP 클라이언트, await "
+        "asyncio.to_thread({first}, ...)). 아니면 도구를 보통 def로 만드세요. 그러면 작업 스레드에서 돕니다.",
+    },
     "lint.MCP050": {
         "en": "{param!r} looks like a secret; secrets passed as arguments go through the model, its "
         "context and logs.",

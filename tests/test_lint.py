@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import string
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
+from time import sleep as nap
 from typing import Annotated, Any, Literal, TypedDict
 
 import annotated_types
@@ -419,6 +423,47 @@ def test_mcp041_a_bare_dict_output_schema() -> None:
 
     assert "MCP041" in rules_of(entry_for(anything))
     assert "MCP041" not in rules_of(good_entry())
+
+
+async def _slow_async(seconds: float) -> str:
+    """Wait, blocking the loop. Use when asked to wait."""
+    time.sleep(seconds)
+    subprocess.run(["true"], check=False)
+    return "done"
+
+
+async def _napping(seconds: float) -> str:
+    """Wait, blocking the loop through an alias. Use when asked to wait."""
+    nap(seconds)
+    return "done"
+
+
+async def _polite(seconds: float) -> str:
+    """Wait without blocking. Use when asked to wait."""
+    await asyncio.sleep(seconds)
+    await asyncio.to_thread(time.sleep, seconds)  # handed to a thread on purpose
+
+    def helper() -> None:
+        time.sleep(seconds)  # runs wherever the helper is sent, not here
+
+    await asyncio.to_thread(helper)
+    return "done"
+
+
+def _sync_sleeper(seconds: float) -> str:
+    """Wait on a worker thread. Use when asked to wait."""
+    time.sleep(seconds)
+    return "done"
+
+
+def test_mcp060_an_async_tool_that_blocks_the_loop() -> None:
+    blocking = [f for f in lint(entry_for(_slow_async)) if f.rule == "MCP060"]
+    assert len(blocking) == 1 and blocking[0].severity == "warning"
+    assert "time.sleep, subprocess.run" in blocking[0].message
+    assert "asyncio.to_thread(time.sleep" in blocking[0].fix and "plain def" in blocking[0].fix
+    assert "MCP060" in rules_of(entry_for(_napping))  # found through `from time import sleep as nap`
+    assert "MCP060" not in rules_of(entry_for(_polite))
+    assert "MCP060" not in rules_of(entry_for(_sync_sleeper))  # a plain def runs on a worker thread
 
 
 # -- notebooks ---------------------------------------------------------------------------------------------
