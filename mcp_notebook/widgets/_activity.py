@@ -2,8 +2,9 @@
 
 Rendering is kept off the server's path: a request only queues its record (the server answers at
 once), and a thread of the view's own turns queued records into HTML, in batches when they come
-fast. The log is one HTML widget whose rows are ``<details>`` elements, so a busy server adds text,
-not widgets (a widget per row would pile up in the kernel and the browser).
+fast, at most `RENDERS_PER_SECOND` times a second: each render sends the whole log to the browser,
+and a person reads no faster. The log is one HTML widget whose rows are ``<details>`` elements, so a
+busy server adds text, not widgets (a widget per row would pile up in the kernel and the browser).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .._text import t
 
 MAX_ENTRIES = 200
 MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export
+RENDERS_PER_SECOND = 10
 
 
 class ActivityView(widgets.HTML):
@@ -33,6 +35,7 @@ class ActivityView(widgets.HTML):
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._stopped = threading.Event()  # ends the pause between renders at once
         self._closed = False
         threading.Thread(target=self._run, name="mcp-notebook-activity", daemon=True).start()
 
@@ -65,10 +68,13 @@ class ActivityView(widgets.HTML):
                 self.flush()
             except Exception:  # a record that cannot be shown must not end the view
                 continue
+            # Records that arrive meanwhile wait in the queue and go out together in the next render.
+            self._stopped.wait(1 / RENDERS_PER_SECOND)
 
     def stop(self) -> None:
         """Render what is queued and end the thread (the rows stay on show)."""
         self._closed = True
+        self._stopped.set()
         self._wake.set()
         self.flush()
 
