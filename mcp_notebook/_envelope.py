@@ -75,8 +75,10 @@ def envelope_problem(message: Any) -> tuple[int, str, Any] | None:
     if not isinstance(message, dict):
         english, korean = _KINDS.get(type(message), ("not an object", "객체가 아닌 값"))
         return -32600, t("envelope.not_object", kind=korean if get_language() == "ko" else english), None
-    if message.get("method") != "tools/call" or "id" not in message:
-        return None
+    request_id = message.get("id")
+    valid_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
+    if message.get("method") != "tools/call" or not valid_id:
+        return None  # a notification, or an id the SDK must refuse first: no answer can carry it
     params = message.get("params")
     if not isinstance(params, dict):
         fix, got = "envelope.call_params", params
@@ -86,7 +88,7 @@ def envelope_problem(message: Any) -> tuple[int, str, Any] | None:
         fix, got = "envelope.call_arguments", params["arguments"]
     else:
         return None
-    return -32602, t("envelope.bad_call", fix=t(fix), got=_short(got)), message["id"]
+    return -32602, t("envelope.bad_call", fix=t(fix), got=_short(got)), request_id
 
 
 def _short(value: Any) -> str:
