@@ -69,38 +69,45 @@ class WordExerciseChecks:
     """What every chapter checks of its word exercises; a chapter's test module subclasses it.
 
     Subclasses set ``CHAPTER`` (the lesson module), ``RIGHT`` (``{name: a right answer}``) and
-    ``WRONG`` (``[(name, a typical wrong answer, a piece of the advice it must get)]``). Exercises
-    answered by writing code are checked through a server in the chapter's own tests.
+    ``WRONG`` (``[(name, a typical wrong answer, a piece of the advice it must get)]``); a module
+    that covers several chapters overrides `exercises` instead. Exercises answered by writing code
+    are checked through a server in the chapter's own tests.
     """
 
     CHAPTER: Any
     RIGHT: dict[str, Any]
     WRONG: list[tuple[str, Any, str]]
 
+    @classmethod
+    def exercises(cls) -> dict[str, Exercise]:
+        """The chapter's exercises by the keys RIGHT and WRONG use."""
+        return {name: getattr(cls.CHAPTER, name) for name in cls.CHAPTER.__all__}
+
     def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones(self) -> None:
-        names = self.CHAPTER.__all__
+        exercises = self.exercises()
         words = {
-            n
-            for n in names
-            if isinstance(getattr(self.CHAPTER, n), Classification | MultipleChoice | ShortAnswer)
+            key
+            for key, exercise in exercises.items()
+            if isinstance(exercise, Classification | MultipleChoice | ShortAnswer)
         }
         assert set(self.RIGHT) == words
         assert {key for key, _, _ in self.WRONG} == words
-        assert len(names) >= 3
+        assert len(exercises) >= 3
 
     def test_a_right_answer_is_accepted(self, key: str) -> None:
-        exercise = getattr(self.CHAPTER, key)
+        exercise = self.exercises()[key]
         feedback = exercise.check(self.RIGHT[key])
         assert feedback.correct, repr(feedback)
-        assert "정답입니다" in repr(exercise)
+        assert "정답입니다" in repr(feedback) and exercise.status == "correct"
+        assert "정답입니다" in repr(exercise) and "정답입니다" in exercise._repr_html_()
 
     def test_a_typical_wrong_answer_gets_its_advice(self, key: str, answer: Any, advice: str) -> None:
-        exercise = getattr(self.CHAPTER, key)
+        exercise = self.exercises()[key]
         feedback = exercise.check(answer)
-        assert feedback.kind == "incorrect"
+        assert feedback.kind == "incorrect" and not feedback
         assert advice in repr(feedback), repr(feedback)
-        assert f"{key}.hint()" in repr(feedback)
-        assert "시도 1번" in repr(exercise)
+        assert f"{exercise.name}.hint()" in repr(feedback)
+        assert exercise.status == "incorrect" and "시도 1번" in repr(exercise)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

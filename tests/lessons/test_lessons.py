@@ -17,14 +17,14 @@ from nbclient import NotebookClient
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, _text, set_language, tool
-from mcp_notebook.lessons import Exercise, Feedback, ToolExercise, ch00, ch01
+from mcp_notebook.lessons import Exercise, Feedback, ch00, ch01
+from tests.lessons.conftest import WordExerciseChecks
 
 EXERCISES: dict[str, Exercise] = {
     f"ch{ex.chapter}.{ex.name}": ex
     for module in (ch00, ch01)
     for ex in (getattr(module, name) for name in module.__all__)
 }
-WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ToolExercise)}
 
 # A right answer for every exercise answered with words (spellings vary on purpose).
 RIGHT: dict[str, Any] = {
@@ -98,33 +98,14 @@ WRONG: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
-    assert set(RIGHT) == set(WORD_EXERCISES)
-    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
-
-
 # -- words ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(RIGHT[key])
-    assert feedback.kind == "correct", repr(feedback)
-    assert feedback and "정답입니다" in repr(feedback)
-    assert exercise.status == "correct"
-    assert "정답입니다" in repr(exercise) and "정답입니다" in exercise._repr_html_()
+class TestWordExercises(WordExerciseChecks):
+    RIGHT = RIGHT
+    WRONG = WRONG
 
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect" and not feedback
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{exercise.name}.hint()" in repr(feedback)
-    assert exercise.status == "incorrect"
-    assert "시도 1번" in repr(exercise)
+    @classmethod
+    def exercises(cls) -> dict[str, Exercise]:
+        return EXERCISES  # chapters 00 and 01, as "ch00.q1"
 
 
 def test_check_reads_the_answer_from_the_notebook(shell: InteractiveShell) -> None:

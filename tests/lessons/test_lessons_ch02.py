@@ -11,11 +11,10 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, resource, set_language
-from mcp_notebook.lessons import Exercise, ch02
-from mcp_notebook.lessons.ch02 import REGION_SALES, ResourceExercise
+from mcp_notebook.lessons import ch02
+from mcp_notebook.lessons.ch02 import REGION_SALES
+from tests.lessons.conftest import WordExerciseChecks
 
-EXERCISES: dict[str, Exercise] = {name: getattr(ch02, name) for name in ch02.__all__}
-WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ResourceExercise)}
 TEMPLATE = "data://sales/{region}"
 
 RIGHT: dict[str, Any] = {
@@ -52,31 +51,11 @@ WRONG: list[tuple[str, Any, str]] = [
 ]  # fmt: skip
 
 
-def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
-    assert len(EXERCISES) >= 3
-    assert set(RIGHT) == set(WORD_EXERCISES)
-    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
-
-
 # -- words ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(RIGHT[key])
-    assert feedback.correct, repr(feedback)
-    assert exercise.status == "correct" and "정답입니다" in repr(exercise)
-
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect" and not feedback
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{exercise.name}.hint()" in repr(feedback)
-    assert exercise.status == "incorrect" and "시도 1번" in repr(exercise)
+class TestWordExercises(WordExerciseChecks):
+    CHAPTER = ch02
+    RIGHT = RIGHT
+    WRONG = WRONG
 
 
 def test_check_reads_the_answer_from_the_notebook() -> None:

@@ -15,10 +15,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, prompt, set_language, tool
-from mcp_notebook.lessons import Exercise, ch03
-
-EXERCISES: dict[str, Exercise] = {name: getattr(ch03, name) for name in ch03.__all__}
-WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ch03.PromptExercise)}
+from mcp_notebook.lessons import ch03
+from tests.lessons.conftest import WordExerciseChecks
 
 RIGHT: dict[str, Any] = {
     "q1": " b ",
@@ -56,32 +54,11 @@ WRONG: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_every_word_exercise_has_a_right_answer_and_typical_wrong_ones() -> None:
-    assert len(EXERCISES) >= 3
-    assert set(RIGHT) == set(WORD_EXERCISES)
-    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
-
-
 # -- words ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(RIGHT[key])
-    assert feedback.correct, repr(feedback)
-    assert "정답입니다" in repr(feedback) and exercise.status == "correct"
-    assert "정답입니다" in repr(exercise) and "정답입니다" in exercise._repr_html_()
-
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect" and not feedback
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{key}.hint()" in repr(feedback)
-    assert "시도 1번" in repr(exercise)
+class TestWordExercises(WordExerciseChecks):
+    CHAPTER = ch03
+    RIGHT = RIGHT
+    WRONG = WRONG
 
 
 def test_the_classification_covers_all_three_primitives() -> None:

@@ -11,10 +11,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, set_language, tool
-from mcp_notebook.lessons import Exercise, ToolExercise, ch04
-
-EXERCISES: dict[str, Exercise] = {name: getattr(ch04, name) for name in ch04.__all__}
-WORD_EXERCISES = {key: ex for key, ex in EXERCISES.items() if not isinstance(ex, ToolExercise)}
+from mcp_notebook.lessons import ToolExercise, ch04
+from tests.lessons.conftest import WordExerciseChecks
 
 RIGHT: dict[str, Any] = {
     "q1": {
@@ -50,20 +48,15 @@ WRONG: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_the_chapter_has_the_exercises_it_promises() -> None:
-    assert len(EXERCISES) >= 3
-    assert set(RIGHT) == set(WORD_EXERCISES)
-    assert {key for key, _, _ in WRONG} == set(WORD_EXERCISES)
-    assert isinstance(ch04.q4, ToolExercise)
-
-
 # -- words ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", sorted(RIGHT))
-def test_a_right_answer_is_accepted(key: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(RIGHT[key])
-    assert feedback.correct, repr(feedback)
-    assert exercise.status == "correct" and "정답입니다" in repr(exercise)
+class TestWordExercises(WordExerciseChecks):
+    CHAPTER = ch04
+    RIGHT = RIGHT
+    WRONG = WRONG
+
+
+def test_the_write_it_exercise_is_checked_through_a_server() -> None:
+    assert isinstance(ch04.q4, ToolExercise)
 
 
 @pytest.mark.parametrize("answer", ["-32602", "−32602", -32602, "`-32602`"])
@@ -73,18 +66,6 @@ def test_the_code_may_be_written_as_text_or_as_a_number(answer: Any) -> None:
 
 def test_a_boolean_is_not_taken_for_a_code() -> None:
     assert "문자열이어야" in repr(ch04.q2.check(True))
-
-
-@pytest.mark.parametrize(
-    ("key", "answer", "advice"), WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)]
-)
-def test_a_typical_wrong_answer_gets_its_advice(key: str, answer: Any, advice: str) -> None:
-    exercise = EXERCISES[key]
-    feedback = exercise.check(answer)
-    assert feedback.kind == "incorrect" and not feedback
-    assert advice in repr(feedback), repr(feedback)
-    assert f"{exercise.name}.hint()" in repr(feedback)
-    assert "시도 1번" in repr(exercise)
 
 
 def test_the_notebook_variable_is_read(shell: InteractiveShell) -> None:
