@@ -77,7 +77,7 @@ class ToolExercise(Exercise):
         return t("lessons.tool.how", tool=self.tool, name=self.name)
 
     def find_answer(self) -> Any:
-        if self.tool in _catalogue():
+        if self.tool in served_catalogue():
             return self.tool
         function = user_namespace().get(self.tool)
         if callable(function):
@@ -85,7 +85,7 @@ class ToolExercise(Exercise):
         raise NotAttempted
 
     def evaluate(self, answer: Any) -> list[str]:
-        catalogue = _catalogue()
+        catalogue = served_catalogue()
         if callable(answer) and not isinstance(answer, str):
             entry = next((e for e in catalogue.tools() if e.fn is answer), None)
             if entry is None:
@@ -168,13 +168,13 @@ class ToolExercise(Exercise):
 
     # -- what tools/call answers ------------------------------------------------------------------
     def _probe_problems(self, name: str) -> list[str]:
-        from mcp_notebook import ClientConnectionError, ProtocolError, call
+        from mcp_notebook import ClientConnectionError, ProtocolError
 
         problems: list[str] = []
         for index, probe in enumerate(self.probes):
             shown = f"{name} {json.dumps(probe.arguments, ensure_ascii=False)}"
             try:
-                result = call(name, probe.arguments, timeout=CALL_TIMEOUT)
+                result = self._call_probe(name, probe, shown, problems)
             except ProtocolError as exc:
                 problems.append(
                     t("lessons.tool.protocol_error", call=shown, error=f"[{exc.code}] {exc.message}")
@@ -189,6 +189,12 @@ class ToolExercise(Exercise):
                 if probe.advice is not None:
                     problems.append(self.text(f"probe.{index}"))
         return problems
+
+    def _call_probe(self, name: str, probe: Probe, shown: str, problems: list[str]) -> Any:
+        """One probe's ``tools/call`` (a subclass may call differently and add what it noticed)."""
+        from mcp_notebook import call
+
+        return call(name, probe.arguments, timeout=CALL_TIMEOUT)
 
     @staticmethod
     def _judge(probe: Probe, result: Any, shown: str) -> str | None:
@@ -205,8 +211,11 @@ class ToolExercise(Exercise):
         return None
 
 
-def _catalogue() -> Any:
-    """What the running server serves, else the catalogue ``@tool`` fills (without importing the SDK)."""
+def served_catalogue() -> Any:
+    """What the running server serves, else the catalogue ``@tool`` / ``@resource`` / ``@prompt`` fill.
+
+    Without importing the SDK: a learner who has not served anything yet pays nothing for it.
+    """
     runtime = sys.modules.get("mcp_notebook._runtime")
     server = runtime.current_server() if runtime is not None else None
     if server is not None:

@@ -9,7 +9,6 @@ writes, checked through the real server (``resources/templates/list``, ``resourc
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,6 +17,7 @@ from .._text import t
 from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Vocabulary
 from ._exercise import Exercise, NotAttempted
 from ._texts import Text, register
+from ._toolcheck import served_catalogue
 from ._vocab import PRIMITIVES
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
@@ -138,7 +138,7 @@ class ResourceExercise(Exercise):
         return t("lessons.resource.how", template=self.uri_template, name=self.name)
 
     def find_answer(self) -> Any:
-        catalogue = _catalogue()
+        catalogue = served_catalogue()
         entries = [*catalogue.templates(), *catalogue.resources()]
         exact = [e for e in entries if _uri_of(e) == self.uri_template]
         near = [e for e in entries if _uri_of(e).startswith(self.prefix)]
@@ -183,7 +183,7 @@ class ResourceExercise(Exercise):
 
     def _entry(self, answer: Any) -> Any:
         """The catalogue entry `answer` names (an entry, a URI, or the decorated function), or a problem."""
-        catalogue = _catalogue()
+        catalogue = served_catalogue()
         entries = [*catalogue.templates(), *catalogue.resources()]
         if isinstance(answer, str):
             found = next((e for e in entries if _uri_of(e) == answer), None)
@@ -246,17 +246,6 @@ class ResourceExercise(Exercise):
                 if probe.advice is not None:
                     problems.append(self.text(f"completion.{index}"))
         return problems
-
-
-def _catalogue() -> Any:
-    """What the running server serves, else the catalogue ``@resource`` fills (without importing the SDK)."""
-    runtime = sys.modules.get("mcp_notebook._runtime")
-    server = runtime.current_server() if runtime is not None else None
-    if server is not None:
-        return server.catalogue
-    from .._catalogue import default_catalogue
-
-    return default_catalogue
 
 
 def _uri_of(entry: Any) -> str:

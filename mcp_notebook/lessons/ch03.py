@@ -15,7 +15,7 @@ from .._text import t
 from ._answers import Classification, MultipleChoice, ShortAnswer
 from ._exercise import Exercise, NotAttempted, user_namespace
 from ._texts import Text, register
-from ._toolcheck import CALL_TIMEOUT, _catalogue
+from ._toolcheck import CALL_TIMEOUT, served_catalogue
 from ._vocab import PRIMITIVES
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
@@ -163,7 +163,7 @@ class PromptExercise(Exercise):
         return t(f"{_P}.how", prompt=self.prompt, name=self.name)
 
     def find_answer(self) -> Any:
-        if _catalogue().get_prompt(self.prompt) is not None:
+        if served_catalogue().get_prompt(self.prompt) is not None:
             return self.prompt
         function = user_namespace().get(self.prompt)
         if callable(function):
@@ -171,7 +171,7 @@ class PromptExercise(Exercise):
         raise NotAttempted
 
     def evaluate(self, answer: Any) -> list[str]:
-        catalogue = _catalogue()
+        catalogue = served_catalogue()
         if isinstance(answer, str):
             name = answer
             if catalogue.get_prompt(name) is None:

@@ -14,7 +14,7 @@ from typing import Any
 from .._text import t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._texts import register
-from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise
+from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
@@ -575,9 +575,8 @@ class RedesignExercise(ToolExercise):
 
     def _lint_problems(self, name: str) -> list[str]:
         from .. import lint
-        from ._toolcheck import _catalogue
 
-        catalogue = _catalogue()
+        catalogue = served_catalogue()
         entry = catalogue.get(name)
         if entry is None:  # pragma: no cover - listed a moment ago
             return []

@@ -13,7 +13,7 @@ from typing import Any
 from .._text import t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._texts import Text, register
-from ._toolcheck import CALL_TIMEOUT, Param, Probe, ToolExercise
+from ._toolcheck import CALL_TIMEOUT, Param, Probe, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
@@ -779,20 +779,19 @@ class ApprovalToolExercise(ToolExercise):
         super().__init__(*args, **kwargs)
         self._calls = 0
         self._asked = 0
+        self._server: Any = None  # the server being probed, for `_call`
 
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = super()._definition_problems(definition)
         if definition.get("annotations", {}).get("readOnlyHint") is not True:
             problems.append(t("lessons.ch06.not_read_only"))
-        from ._toolcheck import _catalogue
-
-        entry = _catalogue().get(definition["name"])
+        entry = served_catalogue().get(definition["name"])
         if entry is not None and entry.approval != "always":
             problems.append(t("lessons.ch06.not_always", tool=definition["name"]))
         return problems
 
     def _probe_problems(self, name: str) -> list[str]:
-        from mcp_notebook import ClientConnectionError, ProtocolError, call, current_server
+        from mcp_notebook import current_server
 
         server = current_server()
         if server is None:  # pragma: no cover - evaluate() starts one
@@ -800,41 +799,33 @@ class ApprovalToolExercise(ToolExercise):
         if name in server.approval.allowed:
             return [t("lessons.ch06.always_allowed", tool=name)]
         self._calls = self._asked = 0
-        problems: list[str] = []
-        for index, probe in enumerate(self.probes):
-            shown = f"{name} {json.dumps(probe.arguments, ensure_ascii=False)}"
-            asked: list[Any] = []
+        self._server = server
+        return super()._probe_problems(name)
 
-            def approve(request: Any, asked: list[Any] = asked) -> None:
-                # Runs on the server's thread, where the prompt appears: answer it as a person would.
-                if request.tool == name:
-                    asked.append(request)
-                    request.approve()
+    def _call_probe(self, name: str, probe: Probe, shown: str, problems: list[str]) -> Any:
+        from mcp_notebook import call
 
-            server.approval.listeners.append(approve)
-            self._calls += 1
-            try:
-                result = call(name, probe.arguments, url=server.url, token=server.token, timeout=CALL_TIMEOUT)
-            except ProtocolError as exc:
-                problems.append(
-                    t("lessons.tool.protocol_error", call=shown, error=f"[{exc.code}] {exc.message}")
-                )
-                continue
-            except ClientConnectionError as exc:
-                problems.append(t("lessons.tool.unreachable", call=shown, error=str(exc)))
-                break
-            finally:
-                server.approval.listeners.remove(approve)
-            if asked:
-                self._asked += 1
-            else:
-                problems.append(t("lessons.ch06.not_asked", call=shown))
-            problem = self._judge(probe, result, shown)
-            if problem:
-                problems.append(problem)
-                if probe.advice is not None:
-                    problems.append(self.text(f"probe.{index}"))
-        return problems
+        server = self._server
+        asked: list[Any] = []
+
+        def approve(request: Any) -> None:
+            # Runs on the server's thread, where the prompt appears: answer it as a person would.
+            if request.tool == name:
+                asked.append(request)
+                request.approve()
+
+        server.approval.listeners.append(approve)
+        self._calls += 1
+        try:
+            # With the URL and token the server sees an outside client, which must be asked.
+            result = call(name, probe.arguments, url=server.url, token=server.token, timeout=CALL_TIMEOUT)
+        finally:
+            server.approval.listeners.remove(approve)
+        if asked:
+            self._asked += 1
+        else:
+            problems.append(t("lessons.ch06.not_asked", call=shown))
+        return result
 
     def praise(self) -> list[str]:
         return [

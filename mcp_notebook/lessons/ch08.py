@@ -18,7 +18,7 @@ from .._text import t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank, user_namespace
 from ._texts import Text, register
-from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise
+from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
@@ -939,9 +939,7 @@ class AskingToolExercise(ToolExercise):
 
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = super()._definition_problems(definition)
-        from ._toolcheck import _catalogue
-
-        entry = _catalogue().get(definition["name"])
+        entry = served_catalogue().get(definition["name"])
         self._asks = entry is not None and entry.context is not None
         if not self._asks:
             problems.append(t("lessons.ch08.ask.no_context"))
