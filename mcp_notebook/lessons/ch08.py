@@ -320,6 +320,33 @@ class RawRequestExercise(Exercise):
         return [*sent, *super().praise()]
 
 
+def _q1_solution(client_name: str) -> str:
+    """The model answer of q1; the two languages differ only in the client's name."""
+    client_info = json.dumps({"name": client_name, "version": "1.0"}, ensure_ascii=False)
+    return (
+        "q1_answer = {\n"
+        '    "headers": {\n'
+        '        "MCP-Protocol-Version": "2026-07-28",\n'
+        '        "Mcp-Method": "resources/read",\n'
+        f'        "Mcp-Name": "{MENU_URI}",\n'
+        "    },\n"
+        '    "body": {\n'
+        '        "jsonrpc": "2.0",\n'
+        '        "id": 1,\n'
+        '        "method": "resources/read",\n'
+        '        "params": {\n'
+        f'            "uri": "{MENU_URI}",\n'
+        '            "_meta": {\n'
+        '                "io.modelcontextprotocol/protocolVersion": "2026-07-28",\n'
+        '                "io.modelcontextprotocol/clientCapabilities": {},\n'
+        f'                "io.modelcontextprotocol/clientInfo": {client_info},\n'
+        "            },\n"
+        "        },\n"
+        "    },\n"
+        "}"
+    )
+
+
 q1 = RawRequestExercise(
     "08",
     "q1",
@@ -368,48 +395,7 @@ q1 = RawRequestExercise(
             "no capabilities, use the empty object `{}`. `clientInfo` is good to add but not required.",
         ),
     ],
-    solution=(
-        "q1_answer = {\n"
-        '    "headers": {\n'
-        '        "MCP-Protocol-Version": "2026-07-28",\n'
-        '        "Mcp-Method": "resources/read",\n'
-        f'        "Mcp-Name": "{MENU_URI}",\n'
-        "    },\n"
-        '    "body": {\n'
-        '        "jsonrpc": "2.0",\n'
-        '        "id": 1,\n'
-        '        "method": "resources/read",\n'
-        '        "params": {\n'
-        f'            "uri": "{MENU_URI}",\n'
-        '            "_meta": {\n'
-        '                "io.modelcontextprotocol/protocolVersion": "2026-07-28",\n'
-        '                "io.modelcontextprotocol/clientCapabilities": {},\n'
-        '                "io.modelcontextprotocol/clientInfo": {"name": "손으로 쓴 클라이언트", "version": "1.0"},\n'
-        "            },\n"
-        "        },\n"
-        "    },\n"
-        "}",
-        "q1_answer = {\n"
-        '    "headers": {\n'
-        '        "MCP-Protocol-Version": "2026-07-28",\n'
-        '        "Mcp-Method": "resources/read",\n'
-        f'        "Mcp-Name": "{MENU_URI}",\n'
-        "    },\n"
-        '    "body": {\n'
-        '        "jsonrpc": "2.0",\n'
-        '        "id": 1,\n'
-        '        "method": "resources/read",\n'
-        '        "params": {\n'
-        f'            "uri": "{MENU_URI}",\n'
-        '            "_meta": {\n'
-        '                "io.modelcontextprotocol/protocolVersion": "2026-07-28",\n'
-        '                "io.modelcontextprotocol/clientCapabilities": {},\n'
-        '                "io.modelcontextprotocol/clientInfo": {"name": "hand-written client", "version": "1.0"},\n'
-        "            },\n"
-        "        },\n"
-        "    },\n"
-        "}",
-    ),
+    solution=(_q1_solution("손으로 쓴 클라이언트"), _q1_solution("hand-written client")),
     explanation=(
         "악수가 없으니 요청 하나가 모든 것을 스스로 말해야 합니다. 본문의 `params._meta`에는 프로토콜 버전과 클라이언트 "
         "기능이 꼭 들어가고(clientInfo는 권장), HTTP 헤더에는 버전, 메서드, 그리고 `tools/call`·`resources/read`·"
