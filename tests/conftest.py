@@ -54,6 +54,18 @@ def serve_unattended(catalogue: Catalogue, **options: Any) -> Any:
         return serve(catalogue=catalogue, approval="auto", **options)
 
 
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[Any]:
+    """One real Jupyter kernel for a test module (a module may override it to prepare the kernel)."""
+    from tests.kernel import Kernel  # jupyter_client: only for the modules that start a kernel
+
+    k = Kernel()
+    try:
+        yield k
+    finally:
+        k.shutdown()
+
+
 @pytest.fixture
 def server(catalogue: Catalogue) -> Iterator[Any]:
     srv = serve_unattended(catalogue)

@@ -483,15 +483,6 @@ def add(a: int, b: int) -> int:
 '''
 
 
-@pytest.fixture(scope="module")
-def kernel() -> Iterator[Kernel]:
-    k = Kernel()
-    try:
-        yield k
-    finally:
-        k.shutdown()
-
-
 def fresh(kernel: Kernel) -> None:
     """The extension loaded, `add` defined, no server running (whatever an earlier test left)."""
     kernel.run(KERNEL_SETUP).raise_for_error()

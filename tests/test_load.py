@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import partial
 
 import anyio
@@ -23,15 +22,6 @@ pytestmark = pytest.mark.kernel
 
 CLIENTS = 8  # half handshake era, half 2026-07-28
 CALLS = 25  # per client, at least
-
-
-@pytest.fixture(scope="module")
-def kernel() -> Iterator[Kernel]:
-    k = Kernel()
-    try:
-        yield k
-    finally:
-        k.shutdown()
 
 
 def test_every_answer_matches_its_request_and_a_cell_runs_while_calls_are_in_flight(kernel: Kernel) -> None:
