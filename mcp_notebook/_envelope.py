@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._text import add_messages, get_language, t
+from ._text import add_messages, clip, get_language, t
 
 add_messages(
     {
@@ -88,9 +88,4 @@ def envelope_problem(message: Any) -> tuple[int, str, Any] | None:
         fix, got = "envelope.call_arguments", params["arguments"]
     else:
         return None
-    return -32602, t("envelope.bad_call", fix=t(fix), got=_short(got)), request_id
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return -32602, t("envelope.bad_call", fix=t(fix), got=clip(repr(got), 80)), request_id

@@ -308,3 +308,8 @@ def all_keys() -> list[str]:
 def both(key: str, /, **values: object) -> dict[Language, str]:
     """The message in both languages, for tests and for the lessons."""
     return {lang: text.format(**values) for lang, text in _MESSAGES[key].items()}
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._text import t
+from .._text import clip, t
 from ._exercise import Exercise, NotAttempted, user_namespace
 from ._texts import Text
 
@@ -200,7 +200,7 @@ class ToolExercise(Exercise):
     def _judge(probe: Probe, result: Any, shown: str) -> str | None:
         if probe.expect == "ok":
             if result.is_error:
-                return t("lessons.tool.call_error", call=shown, text=_clip(result.text))
+                return t("lessons.tool.call_error", call=shown, text=clip(result.text, 200))
             if probe.accept is not None and not probe.accept(result):
                 return t("lessons.tool.wrong_result", call=shown, got=_describe(result))
             return None
@@ -227,12 +227,8 @@ def served_catalogue() -> Any:
 
 def _describe(result: Any) -> str:
     if result.structured_content is not None:
-        return _clip(json.dumps(result.structured_content, ensure_ascii=False))
-    return _clip(result.text)
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return clip(json.dumps(result.structured_content, ensure_ascii=False), 200)
+    return clip(result.text, 200)
 
 
 def _json(value: Any) -> str:

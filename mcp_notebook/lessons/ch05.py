@@ -11,7 +11,7 @@ import json
 import secrets
 from typing import Any
 
-from .._text import t
+from .._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._texts import register
 from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue
@@ -614,11 +614,11 @@ class RedesignExercise(ToolExercise):
             if result is None:
                 return None
             if result.is_error:
-                problems.append(t("lessons.tool.call_error", call=label, text=_clip(result.text)))
+                problems.append(t("lessons.tool.call_error", call=label, text=clip(result.text, 200)))
                 return None
             data = result.structured_content or {}
             if not isinstance(data.get("booking_id"), str):
-                problems.append(t("lessons.ch05.no_booking_id", call=label, got=_clip(_describe(result))))
+                problems.append(t("lessons.ch05.no_booking_id", call=label, got=clip(_describe(result), 200)))
                 return None
             return str(data["booking_id"])
 
@@ -627,7 +627,7 @@ class RedesignExercise(ToolExercise):
             if result is None:
                 return
             if not result.is_error:
-                problems.append(t("lessons.tool.should_fail", call=label, got=_clip(_describe(result))))
+                problems.append(t("lessons.tool.should_fail", call=label, got=clip(_describe(result), 200)))
             elif names not in result.text:
                 problems.append(t("lessons.tool.error_should_name", call=label, field=names))
 
@@ -650,9 +650,9 @@ class RedesignExercise(ToolExercise):
         label, result = attempt({"room": "A101", "start_hour": 17, "hours": 3, "idempotency_key": keys[3]})
         if result is not None:
             if not result.is_error:
-                problems.append(t("lessons.tool.should_fail", call=label, got=_clip(_describe(result))))
+                problems.append(t("lessons.tool.should_fail", call=label, got=clip(_describe(result), 200)))
             elif str(CLOSING_HOUR) not in result.text:
-                problems.append(t("lessons.ch05.closing", closing=CLOSING_HOUR, text=_clip(result.text)))
+                problems.append(t("lessons.ch05.closing", closing=CLOSING_HOUR, text=clip(result.text, 200)))
         return problems
 
     def praise(self) -> list[str]:
@@ -675,10 +675,6 @@ def _describe(result: Any) -> str:
     if result.structured_content is not None:
         return json.dumps(result.structured_content, ensure_ascii=False)
     return str(result.text)
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 q5 = RedesignExercise(

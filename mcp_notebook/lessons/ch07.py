@@ -11,7 +11,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .._text import t
+from .._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank
 from ._texts import register
@@ -450,7 +450,7 @@ class ClientConfigExercise(Exercise):
             isinstance(headers, dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
         ):
-            problems.append(t("lessons.ch07.q2.headers_shape", given=_clip(repr(headers))))
+            problems.append(t("lessons.ch07.q2.headers_shape", given=clip(repr(headers), 120)))
         return problems
 
     def _connect_problems(self, url: str, headers: dict[str, str]) -> list[str]:
@@ -484,10 +484,6 @@ def _running_port() -> int | None:
     runtime = sys.modules.get("mcp_notebook._runtime")
     server = runtime.current_server() if runtime is not None else None
     return server.port if server is not None else None
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def connect_with(url: str, headers: dict[str, str], *, timeout: float = CHECK_TIMEOUT) -> Any:

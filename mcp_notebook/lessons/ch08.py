@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._text import t
+from .._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank, user_namespace
 from ._texts import Text, register
@@ -39,10 +39,6 @@ def _blocking(work: Callable[[], Awaitable[Any]], timeout: float) -> Any:
     if threading.current_thread() is threading.main_thread():
         return runtime.kernel_pump.wait(future, timeout)
     return future.result(timeout)
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _has_ellipsis(value: Any) -> bool:
@@ -275,7 +271,7 @@ class RawRequestExercise(Exercise):
         error = message.get("error")
         if isinstance(error, dict):
             code, text = error.get("code"), str(error.get("message", ""))
-            lines = [t("lessons.ch08.raw.answered", status=reply.status, code=code, message=_clip(text))]
+            lines = [t("lessons.ch08.raw.answered", status=reply.status, code=code, message=clip(text, 200))]
             return [*lines, self._advice(code, text.lower())]
         result = message.get("result")
         contents = result.get("contents") if isinstance(result, dict) else None
@@ -290,7 +286,7 @@ class RawRequestExercise(Exercise):
                 "scope": json.dumps(result.get("cacheScope")),
             }
             return []
-        got = _clip(json.dumps(result, ensure_ascii=False))
+        got = clip(json.dumps(result, ensure_ascii=False), 200)
         return [t("lessons.ch08.raw.other_result", uri=self.uri, got=got)]
 
     def _advice(self, code: Any, text: str) -> str:
@@ -961,17 +957,19 @@ class AskingToolExercise(ToolExercise):
             field_schema = schema.get("properties", {}).get("people", {})
             if field_schema.get("type") != "integer":
                 self._form_wrong = True
-                shown = _clip(json.dumps(schema, ensure_ascii=False))
+                shown = clip(json.dumps(schema, ensure_ascii=False), 200)
                 return [t("lessons.ch08.ask.schema", schema=shown)]
         shown_call = f"{name} {json.dumps({'restaurant': RESTAURANT}, ensure_ascii=False)}"
         if accepted.result.is_error:
             text = " ".join(getattr(block, "text", "") for block in accepted.result.content)
-            problems.append(t("lessons.tool.call_error", call=shown_call, text=_clip(text)))
+            problems.append(t("lessons.tool.call_error", call=shown_call, text=clip(text, 200)))
         made = ledger[before:]
         expected = {"restaurant": RESTAURANT, "people": PEOPLE}
         if not made:
             text = " ".join(getattr(block, "text", "") for block in accepted.result.content)
-            problems.append(t("lessons.ch08.ask.none_made", people=PEOPLE, ledger=LEDGER, got=_clip(text)))
+            problems.append(
+                t("lessons.ch08.ask.none_made", people=PEOPLE, ledger=LEDGER, got=clip(text, 200))
+            )
         elif len(made) > 1:
             key = "made_twice" if mode == STATELESS else "made_many"
             problems.append(t(f"lessons.ch08.ask.{key}", ledger=LEDGER, count=len(made), made=_shown(made)))
@@ -1052,7 +1050,7 @@ async def _ask_through_sdk(url: str, token: str, name: str, mode: str, action: s
 
 
 def _shown(value: Any) -> str:
-    return _clip(json.dumps(value, ensure_ascii=False))
+    return clip(json.dumps(value, ensure_ascii=False), 200)
 
 
 q5 = AskingToolExercise(
