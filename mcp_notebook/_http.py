@@ -184,22 +184,11 @@ class Gate:
         A body that is not one well-formed message is answered here (`_envelope`), saying what to send.
         """
         assert self._answers_at_once is not None
-        chunks: list[bytes] = []
-        later: list[Message] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                later.append(message)
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        body = b"".join(chunks)
-        later.insert(0, {"type": "http.request", "body": body, "more_body": bool(later)})
-
-        async def replay() -> Message:
-            return later.pop(0) if later else await receive()
-
+        read = await _read_body(receive, self.max_body)
+        if read is None:  # more than its Content-Length said: the HTTP parser normally stops that
+            await self._too_large(send)
+            return
+        body, replay = read
         try:
             request = json.loads(body)
         except (ValueError, RecursionError):
@@ -228,28 +217,11 @@ class Gate:
     async def _read_within_limit(
         self, scope: Scope, receive: Receive, send: Send, version: str | None
     ) -> None:
-        chunks: list[bytes] = []
-        size = 0
-        later: list[Message] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                later.append(message)  # the client went away: the app learns it as it would have
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await self._too_large(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                break
-        later.insert(0, {"type": "http.request", "body": b"".join(chunks), "more_body": bool(later)})
-
-        async def replay() -> Message:
-            return later.pop(0) if later else await receive()
-
-        await self._forward(scope, replay, send, version)
+        read = await _read_body(receive, self.max_body)
+        if read is None:
+            await self._too_large(send)
+            return
+        await self._forward(scope, read[1], send, version)
 
     async def _too_large(self, send: Send) -> None:
         message = t(
@@ -289,6 +261,37 @@ class Gate:
 
 
 _MAX_PEEK = 1 << 20
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes, Receive] | None:
+    """The whole request body and a `receive` that hands it on again; None if it exceeds `limit`.
+
+    A disconnect met while reading is handed on after the body, so the app learns it as it would have.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    later: list[Message] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            later.append(message)
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    later.insert(0, {"type": "http.request", "body": body, "more_body": bool(later)})
+
+    async def replay() -> Message:
+        return later.pop(0) if later else await receive()
+
+    return body, replay
+
+
 _CHOOSE_UP_TO = 64 * 1024  # bytes of request body the Gate reads to choose JSON or a stream
 
 
