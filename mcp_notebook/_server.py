@@ -84,7 +84,6 @@ class ToolServer:
         self.catalogue = catalogue
         self.runner = runner
         self.page_size = page_size
-        self.result_limit = result_limit
         self.approval = approval if approval is not None else ApprovalPolicy()
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
