@@ -47,8 +47,7 @@ class AuditLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._clock = clock
-        self._second = -1
-        self._stamp = ""
+        self._second_stamp = (-1, "")  # one tuple, swapped whole: threads never see half of it
         self._lock = threading.Lock()
 
     def _now(self) -> str:
@@ -57,10 +56,11 @@ class AuditLog:
         # One line per tool call, on the server loop: format the date once a second, not per line.
         now = time.time()
         second = int(now)
-        if second != self._second:
-            stamp = dt.datetime.fromtimestamp(second, dt.UTC).isoformat()
-            self._second, self._stamp = second, stamp.removesuffix("+00:00")
-        return f"{self._stamp}.{int((now - second) * 1000):03d}+00:00"
+        cached, stamp = self._second_stamp
+        if second != cached:
+            stamp = dt.datetime.fromtimestamp(second, dt.UTC).isoformat().removesuffix("+00:00")
+            self._second_stamp = (second, stamp)
+        return f"{stamp}.{int((now - second) * 1000):03d}+00:00"
 
     def record(
         self,

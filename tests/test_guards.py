@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import stat
 import threading
 from pathlib import Path
@@ -312,6 +313,17 @@ def test_lines_from_many_threads_never_interleave(tmp_path: Path) -> None:
     entries = AuditLog.read(path)
     assert len(entries) == 600
     assert sorted(e["arguments"]["i"] for e in entries if e["client"] == "c3") == list(range(100))
+
+
+def test_the_default_clock_writes_utc_to_the_millisecond(tmp_path: Path) -> None:
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    with AuditLog(tmp_path / "audit.jsonl") as log:
+        line = {"client": "c", "tool": "t", "arguments": {}, "decision": "auto", "outcome": "ok"}
+        stamps = [log.record(**line, is_error=False, duration_ms=1.0)["time"] for _ in range(3)]
+    after = dt.datetime.now(dt.UTC)
+    for stamp in stamps:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", stamp), stamp
+        assert before <= dt.datetime.fromisoformat(stamp) <= after
 
 
 def test_default_times_are_utc_iso(tmp_path: Path) -> None:
