@@ -12,6 +12,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from ._approval import seconds_argument
 from ._errors import MCPNotebookError, ProtocolError
 from ._magic_args import TARGET_VALUES, lookup, parse_arguments, target, target_options, tokens
 from ._text import t
@@ -49,6 +50,13 @@ class MCPMagics(Magics):
         help="Ask a person before outside calls of tools not marked read-only (ask, default), of every tool "
         "(always), or never (auto: for tests and demos).",
     )
+    @argument(
+        "--approval-timeout",
+        type=seconds_argument,
+        default=120.0,
+        metavar="SECONDS",
+        help="Seconds a call waits for Approve/Deny before it counts as declined (default 120).",
+    )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
     @line_magic
     def mcp_serve(self, line: str) -> Any:
@@ -61,6 +69,7 @@ class MCPMagics(Magics):
 
             srv = %mcp_serve
             srv = %mcp_serve --port 8765 --run-in kernel
+            srv = %mcp_serve --approval-timeout 600       # ten minutes to answer each prompt
         """
         args = parse_argstring(self.mcp_serve, line)
         from ._runtime import serve
@@ -72,6 +81,7 @@ class MCPMagics(Magics):
                 token=args.token,
                 run_in=args.run_in,
                 approval=args.approval,
+                approval_timeout=args.approval_timeout,
                 allow_remote=args.allow_remote,
             )
         except MCPNotebookError as exc:

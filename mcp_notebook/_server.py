@@ -85,6 +85,8 @@ class ToolServer:
         self.runner = runner
         self.page_size = page_size
         self.approval = approval if approval is not None else ApprovalPolicy()
+        # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
+        self.approval.allowed.definition = self._definition
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
         self.log = ActivityLog(history, self.guards, self._is_local)
@@ -182,6 +184,10 @@ class ToolServer:
         return not entry.context and not self.approval.needs_approval(
             entry.name, entry.read_only, entry.approval, local=False
         )
+
+    def _definition(self, name: str) -> str | None:
+        entry = self.catalogue.get(name)
+        return entry.fingerprint if entry is not None else None
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:

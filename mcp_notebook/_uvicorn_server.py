@@ -61,7 +61,14 @@ async def run_http(
     *,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    app = build_app(tools.sdk, token=token, host=host, port=port, answers_at_once=tools.answers_at_once)
+    app = build_app(
+        tools.sdk,
+        token=token,
+        host=host,
+        port=port,
+        answers_at_once=tools.answers_at_once,
+        hung_up=tools.tool_calls.client_gone,
+    )
     config = uvicorn.Config(
         app,
         log_level="warning",
