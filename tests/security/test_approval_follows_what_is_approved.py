@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,7 +28,7 @@ from mcp_types import Implementation
 
 from mcp_notebook import Catalogue, serve, tool
 from mcp_notebook._approval import ApprovalRequest
-from tests.conftest import ERAS, Mode, connect
+from tests.conftest import ERAS, Mode, connect, until
 
 pytestmark = pytest.mark.anyio
 
@@ -66,16 +65,6 @@ class Shown:
         assert self.arrived.wait(timeout), "no approval prompt appeared"
         self.arrived.clear()
         return self.requests[-1]
-
-
-def until(condition: Any, timeout: float = 15) -> bool:
-    """Poll `condition` until it holds or `timeout` passes (a deadline, not a sleep to synchronise)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        threading.Event().wait(0.02)
-    return True
 
 
 @pytest.fixture
