@@ -219,8 +219,10 @@ def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]
     return {**result, "content": blocks}
 
 
-# A JSON string escape of a character `_CONTROL_RE` removes (C0, DEL, C1; the others are not escaped).
-_ESCAPED_CONTROL_RE = re.compile(r"\\u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])", re.IGNORECASE)
+# A JSON string escape of a character `_CONTROL_RE` removes: \b, \f and \r have short forms, the rest
+# of C0, DEL and C1 the \u00XX form (the others are not escaped). An escaped backslash followed by one
+# of those letters matches too: it only costs a walk that finds nothing.
+_ESCAPED_CONTROL_RE = re.compile(r"\\(?:[bfr]|u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f]))", re.IGNORECASE)
 
 
 def _clean_value(value: Any) -> Any:

@@ -156,14 +156,19 @@ def test_clean_structured_content_within_the_cap_is_left_untouched() -> None:
 
 
 def test_structured_content_loses_control_characters_like_text_and_its_json_text_follows() -> None:
-    data = {"bell": "\x07ding", "rows": [{"name": "a\x1b[2Jb", "n": 1}], "key\U000e0041": "\u202etxt.exe"}
+    data = {
+        "bell": "\x07ding",
+        "rows": [{"name": "a\x1b[2Jb", "n": 1}],
+        "key\U000e0041": "\u202etxt.exe",
+        "short_escapes": "\b\f\rok",  # JSON writes these three as \b \f \r, not \u00XX
+    }
     result = {
         "content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False, indent=2)}],
         "structuredContent": data,
         "isError": False,
     }
     clean = sanitize_result(result, 1000)
-    expected = {"bell": "ding", "rows": [{"name": "a[2Jb", "n": 1}], "key": "txt.exe"}
+    expected = {"bell": "ding", "rows": [{"name": "a[2Jb", "n": 1}], "key": "txt.exe", "short_escapes": "ok"}
     assert clean["structuredContent"] == expected
     assert json.loads(clean["content"][0]["text"]) == expected  # the text block says the same
     assert data["bell"] == "\x07ding"  # the input is not changed
