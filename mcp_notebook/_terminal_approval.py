@@ -55,7 +55,12 @@ add_messages(
             "en": "Answer y (approve), n (deny) or a (always allow this tool): ",
             "ko": "y(승인), n(거절), a(이 도구는 항상 허용) 중 하나로 답하세요: ",
         },
-        "terminal.answered": {"en": "  -> {decision}", "ko": "  -> {decision}"},
+        "terminal.approve": {"en": "  -> approved", "ko": "  -> 승인했습니다"},
+        "terminal.deny": {"en": "  -> denied", "ko": "  -> 거절했습니다"},
+        "terminal.always": {
+            "en": "  -> approved; this tool, as it is defined now, is no longer asked about",
+            "ko": "  -> 승인했습니다. 지금 정의된 이 도구는 앞으로 묻지 않습니다",
+        },
         "terminal.closed": {
             "en": "  (no longer waiting: {decision})",
             "ko": "  (더 이상 기다리지 않습니다: {decision})",
@@ -187,7 +192,7 @@ class TerminalApprovals:
         self.waiting.pop(request["id"], None)
         assert self.comm_id is not None
         self._send(self.comm_id, {"id": request["id"], "answer": answer})
-        self._write(t("terminal.answered", decision=answer) + "\n")
+        self._write(t(f"terminal.{answer}") + "\n")
         self._next()
 
     def _closed(self, request_id: int, decision: str) -> None:

@@ -27,9 +27,9 @@ add_messages(
         "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
         "panel.asks": {
             "en": "{client} wants to run the tool {tool}",
-            "ko": "{client}이(가) 도구 {tool}을(를) 실행하려고 합니다",
+            "ko": "{client} 클라이언트가 {tool} 도구를 실행하려고 합니다",
         },
-        "panel.unknown_client": {"en": "A client", "ko": "어떤 클라이언트"},
+        "panel.unknown_client": {"en": "A client", "ko": "이름을 밝히지 않은"},
         "panel.claims": {
             "en": "The server's own claims about this tool (not verified):",
             "ko": "이 도구에 대한 서버의 주장 (검증되지 않음):",
