@@ -276,7 +276,11 @@ def main_serve(args: argparse.Namespace) -> int:
     timeout = args.approval_timeout
     # A person answers at this terminal only if there is one, and stdin is not the protocol's.
     terminal = None
-    if not args.stdio and sys.stdin is not None and sys.stdin.isatty():
+    if not args.stdio and sys.stdin is not None and sys.stdin.isatty() and _in_foreground(sys.stdin):
+        if hasattr(signal, "SIGTTIN"):
+            # Put in the background later (Ctrl-Z, bg), a read of the terminal would stop the whole
+            # server; ignored, it fails instead, and the prompts wait for `fg`.
+            signal.signal(signal.SIGTTIN, signal.SIG_IGN)
         terminal = TerminalApprovals(kernel.send_comm, _terminal_out(), sys.stdin)
     try:
         kernel.start()
@@ -327,6 +331,16 @@ def _wait(kernel: HeadlessKernel, terminal: TerminalApprovals | None = None) -> 
         terminal.step(timeout=0.2)
     logger.error("the kernel died; the server is gone")
     return 1
+
+
+def _in_foreground(stream: TextIO) -> bool:
+    """Whether this process may read `stream`'s terminal: not started in the background (``serve ... &``)."""
+    if not hasattr(os, "tcgetpgrp"):
+        return True
+    try:
+        return os.tcgetpgrp(stream.fileno()) == os.getpgrp()
+    except OSError:  # not our controlling terminal: no job control that could stop us
+        return True
 
 
 def _terminal_out() -> TextIO:

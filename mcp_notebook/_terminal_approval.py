@@ -154,9 +154,17 @@ class TerminalApprovals:
         threading.Thread(target=self._read, args=(lines,), daemon=True, name="approval-terminal").start()
 
     def _read(self, lines: TextIO) -> None:
-        for line in lines:
+        back = threading.Event()  # never set: a wait between tries
+        while True:
+            try:
+                line = lines.readline()
+            except OSError:  # read from the background (EIO): try again once brought back (`fg`)
+                back.wait(1.0)
+                continue
+            if not line:
+                self._lines.put(None)  # the terminal closed: nothing more will be answered here
+                return
             self._lines.put(line)
-        self._lines.put(None)  # the terminal closed: nothing more will be answered here
 
     def handle(self, message: dict[str, Any]) -> None:
         """One IOPub message of the kernel: our comm's opening, a request waiting or closing."""

@@ -28,8 +28,9 @@ exit, the cell number and error on stderr).
 
 Approval (--approval ask, the default, or always): with a terminal on stdin, each outside call that
 needs a person's approval is asked about there (the tool, the client, the arguments; y / n / a for
-always allow that tool); without one (or with --stdio, whose stdin is the protocol), such calls are
-declined at once and the client is told why. --approval auto runs every call without asking.
+always allow that tool); without one (stdin redirected, started in the background with `&`, or
+--stdio, whose stdin is the protocol), such calls are declined at once and the client is told why.
+--approval auto runs every call without asking.
 
 Token: --token, else MCP_NOTEBOOK_TOKEN, else a new random one, printed to stderr as
 "mcp-notebook: token: ..." (not with --stdio, whose client needs none). Clients send it as
