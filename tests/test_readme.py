@@ -234,7 +234,10 @@ def test_the_shell_examples_run_against_a_served_notebook(tmp_path: Path) -> Non
                 if sub == "serve" and "--stdio" in command:
                     assert shell.stdio_call(command) == weather
                 elif sub == "serve":
-                    assert shell.serve(command) == f"http://127.0.0.1:{shell.port}/mcp", shell.url
+                    url = shell.serve(command)
+                    assert url == f"http://127.0.0.1:{shell.port}/mcp", (
+                        tmp_path / "serve.stderr"
+                    ).read_text()
                 elif sub == "bridge":
                     assert shell.stdio_call(command) == weather
                 elif sub == "config":
