@@ -1,4 +1,4 @@
-"""One real-browser test: JupyterLab in Debian's headless chromium, a person clicking Approve.
+"""Real browser: JupyterLab in Debian's headless chromium, a person clicking Approve.
 
 A notebook serves a destructive tool; an outside SDK client calls it; the test clicks Approve in the
 page, as a person would, and the client gets the tool's result. Screenshots go to test-artifacts/.
