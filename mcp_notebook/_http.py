@@ -367,6 +367,7 @@ def build_app(
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
     hung_up: Callable[[str, str], None] | None = None,
+    on_session_end: Callable[[str], None] | None = None,
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
@@ -374,6 +375,7 @@ def build_app(
     `answers_at_once(request)`: whether a request (a JSON-RPC dict) sends nothing before its result
     and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
     `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
+    `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
@@ -382,8 +384,9 @@ def build_app(
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
     )
-    if answers_at_once is not None:
+    if answers_at_once is not None or on_session_end is not None:
         # The SDK builds its session manager inside streamable_http_app(); the subclass adds only
-        # the per-request choice (see _framing).
+        # the per-request choice and the word of a session's end (see _framing).
         sdk_server.session_manager.__class__ = SessionManager
+        sdk_server.session_manager.on_session_end = on_session_end
     return Gate(app, token, limit, answers_at_once, hung_up)

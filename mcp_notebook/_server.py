@@ -261,7 +261,14 @@ class ToolServer:
         await self.notify("tools")
 
     def forget_session(self, session_id: str) -> None:
+        """A handshake-era session ended: drop what was kept for it (its session, log level, subscriptions)."""
         self._legacy_sessions.pop(session_id, None)
+        self._log_levels.pop(session_id, None)
+        self.data.forget_session(session_id)
+
+    def sessions_kept(self) -> set[str]:
+        """The handshake-era sessions something is kept for (to notify them, or their log level)."""
+        return set(self._legacy_sessions) | set(self._log_levels) | self.data.sessions_kept()
 
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""

@@ -68,6 +68,7 @@ async def run_http(
         port=port,
         answers_at_once=tools.answers_at_once,
         hung_up=tools.tool_calls.client_gone,
+        on_session_end=tools.forget_session,
     )
     config = uvicorn.Config(
         app,
