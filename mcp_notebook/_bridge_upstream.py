@@ -2,10 +2,12 @@
 
 A server learns what its client can answer (elicitation, sampling, roots) from the capabilities
 the client declares, and the SDK's `Client` declares them from the callbacks it is built with,
-once per connection. So the bridge holds one upstream connection per set of capabilities its
-stdio client declares (in practice one): the first, opened at start with none, also carries the
-change notifications (`_bridge_relay`); the others are opened on the first request that needs
-them and live as long as the bridge.
+once per connection; a connection also speaks one protocol era. So the bridge holds one upstream
+connection per era and set of capabilities of its stdio client (in practice one or two): the
+first, opened at start (2026-07-28 where the server speaks it, declaring nothing), proves the
+server is there and carries the change notifications (`_bridge_relay`); the others are opened on
+the first request that needs them, in the stdio client's era where the server speaks it, and
+live as long as the bridge.
 
 While the server handles a request it may send back progress, log lines and, on a 2025-11-25
 upstream, questions. The SDK hands them to the upstream client's callbacks on the task that sent
@@ -113,7 +115,7 @@ async def ask_downstream(ctx: ServerRequestContext[Any], request: Any) -> Any:
 
 
 class Upstreams:
-    """The upstream connections of one bridge, keyed by the capabilities they declare."""
+    """The upstream connections of one bridge, keyed by the era they speak and the capabilities they declare."""
 
     def __init__(self, url: str, token: str | None, on_message: Callable[[Any], Awaitable[None]]) -> None:
         self.url = url
