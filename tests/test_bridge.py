@@ -50,15 +50,20 @@ def define(catalogue: Catalogue) -> None:
         return f"Review this code:\n{code}"
 
 
-def bridge_command(url: str, token: str | None) -> list[str]:
-    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url] + ([f"--token={token}"] if token else [])
+def bridge_command(url: str) -> list[str]:
+    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url]
+
+
+def with_token(token: str) -> dict[str, str]:
+    """The environment a bridge is started with: the token travels there, never on a command line."""
+    return {**os.environ, "MCP_NOTEBOOK_TOKEN": token}
 
 
 @contextlib.asynccontextmanager
 async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
-    command, *args = bridge_command(srv.url, srv.token)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path))
+    command, *args = bridge_command(srv.url)
+    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=with_token(srv.token))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -201,9 +206,14 @@ def free_port() -> int:
         return port
 
 
-def run_bridge_process(url: str, token: str | None) -> subprocess.CompletedProcess[str]:
+def run_bridge_process(url: str, token: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        bridge_command(url, token), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+        bridge_command(url),
+        env=with_token(token),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -394,9 +404,9 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
         ]
     lines = [json.dumps(INITIALIZE), *BAD_LINES, '{"jsonrpc": "2.0", "id": 4}', "{not json"]
     done = subprocess.run(
-        bridge_command(server.url, None),
+        bridge_command(server.url),
         input="\n".join(lines) + "\n",
-        env={**os.environ, "MCP_NOTEBOOK_TOKEN": server.token},
+        env=with_token(server.token),
         capture_output=True,
         text=True,
         timeout=60,
