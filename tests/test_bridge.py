@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -46,15 +47,21 @@ def define(catalogue: Catalogue) -> None:
         return f"Review this code:\n{code}"
 
 
-def bridge_command(url: str, token: str | None) -> list[str]:
-    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url] + ([f"--token={token}"] if token else [])
+def bridge_command(url: str) -> list[str]:
+    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url]
+
+
+def bridge_env(token: str | None) -> dict[str, str]:
+    """The bridge's environment: the token in MCP_NOTEBOOK_TOKEN, as Claude Desktop's `env` hands it over."""
+    env = {key: value for key, value in os.environ.items() if key != "MCP_NOTEBOOK_TOKEN"}
+    return {**env, "MCP_NOTEBOOK_TOKEN": token} if token else env
 
 
 @contextlib.asynccontextmanager
 async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
-    command, *args = bridge_command(srv.url, srv.token)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path))
+    command, *args = bridge_command(srv.url)
+    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=bridge_env(srv.token))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -199,7 +206,12 @@ def free_port() -> int:
 
 def run_bridge_process(url: str, token: str | None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        bridge_command(url, token), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+        bridge_command(url),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=bridge_env(token),
     )
 
 
