@@ -109,6 +109,7 @@ def serve(
     approval_timeout: float = 120.0,
     page_size: int = 100,
     history: int = 500,
+    history_bytes: int = 32 * 1024 * 1024,
     result_limit: int = 50_000,
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
@@ -143,6 +144,9 @@ def serve(
         Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
     history:
         How many recent calls `srv.calls` (and the activity log) keep.
+    history_bytes:
+        How many bytes those records may hold together (32 MiB by default): the oldest go first, and
+        one record's large arguments or results are kept shortened (the call itself had them whole).
     result_limit:
         A tool result with more text than this (characters) is kept as a resource, and the client
         gets a summary with a ``resource_link`` to read all of it.
@@ -183,6 +187,7 @@ def serve(
             page_size=page_size,
             result_limit=result_limit,
             history=history,
+            history_bytes=history_bytes,
             approval=policy,
             guards=Guardrails(
                 max_output_chars=max_output_chars,
