@@ -16,7 +16,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from ._sessions import LimitedSessionManager
 
 # The Gate's choice for the request being served: one JSON body (True) or the SDK's stream handling.
 _json_reply: ContextVar[bool] = ContextVar("mcp_notebook_json_reply", default=False)
@@ -38,8 +39,8 @@ class _ReplyChoosingTransport(StreamableHTTPServerTransport):
         pass  # chosen per request (see json_reply)
 
 
-class SessionManager(StreamableHTTPSessionManager):
-    """The SDK's session manager, with the JSON-or-stream choice made per request (both eras)."""
+class SessionManager(LimitedSessionManager):
+    """The session manager (limits: `_sessions`), with the JSON-or-stream choice made per request (both eras)."""
 
     @property
     def json_response(self) -> bool:  # read per 2026-07-28 request, as it is handed on

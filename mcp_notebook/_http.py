@@ -38,6 +38,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
+from ._sessions import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_PER_IDENTITY,
+    DEFAULT_TOTAL,
+    IDENTITY_KEY,
+    LimitedSessionManager,
+)
 from ._text import add_messages, t
 
 MCP_PATH = "/mcp"
@@ -188,7 +195,10 @@ class Gate:
             elif key == b"content-length":
                 length = value
         post = scope.get("method") == "POST"
-        if not authorized and not self._token_in_query(scope):
+        authorized = authorized or self._token_in_query(scope)
+        if authorized:
+            scope.setdefault("state", {})[IDENTITY_KEY] = credential_identity(self._token)
+        if not authorized:
             payload = {
                 "jsonrpc": "2.0",
                 "id": None,
@@ -306,6 +316,17 @@ class Gate:
 
 
 _MAX_PEEK = 1 << 20
+
+OWNER = "owner"
+
+
+def credential_identity(credential: bytes) -> str:
+    """Who a valid credential stands for: what sessions (and, later, other state) are scoped by.
+
+    A server has one token today, the owner's, so every valid credential is the owner; tokens of
+    their own for other clients will each name their client here.
+    """
+    return OWNER
 
 
 async def _read_body(receive: Receive, limit: int) -> tuple[bytes, Receive] | None:
@@ -443,15 +464,18 @@ def build_app(
     *,
     token: str,
     host: str,
-    port: int,
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
+    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_PER_IDENTITY,
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
     `answers_at_once(request)`: whether a request (a JSON-RPC dict) sends nothing before its result
     and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
+    `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
+    and one credential holds at most that many (`_sessions`).
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
@@ -461,9 +485,11 @@ def build_app(
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
+        max_sessions=DEFAULT_TOTAL,
     )
-    if answers_at_once is not None:
-        # The SDK builds its session manager inside streamable_http_app(); the subclass adds only
-        # the per-request choice (see _framing).
-        sdk_server.session_manager.__class__ = SessionManager
+    # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
+    # per credential (_sessions) and, with `answers_at_once`, the per-request reply choice (_framing).
+    manager = sdk_server.session_manager
+    manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
+    manager.limit(max_sessions, session_idle_timeout)
     return Gate(app, token, limit, answers_at_once, AddressCheck(host))
