@@ -269,6 +269,17 @@ def test_the_bridge_started_as_claude_desktop_starts_it_shows_no_token(server: A
         bridge.communicate(timeout=30)
 
 
+def test_the_notebook_hands_a_stdio_command_its_token_in_the_environment(
+    server: Any, catalogue: Catalogue
+) -> None:
+    import mcp_notebook
+
+    define_leaky_tool(catalogue)
+    bridge = f'"{sys.executable}" -m mcp_notebook.cli bridge {server.url}'  # as Claude Desktop runs it
+    listed = mcp_notebook.list_tools(stdio=bridge, token=server.token)
+    assert [entry["name"] for entry in listed] == ["connect_db"]
+
+
 def test_a_token_on_the_command_line_still_works_but_warns(server: Any) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mcp_notebook.cli", "check", "--url", server.url, "--token", server.token],
