@@ -37,7 +37,9 @@ def call(
     url, token:
         Reach any Streamable HTTP server instead of the in-kernel one.
     stdio:
-        A command line that starts a stdio MCP server, instead of a URL.
+        A command line that starts a stdio MCP server, instead of a URL. With `token`, the command
+        gets the token in its environment as ``MCP_NOTEBOOK_TOKEN`` (how ``mcp-notebook bridge``
+        reads it), never on its command line.
     mode:
         ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
     timeout:

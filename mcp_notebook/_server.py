@@ -32,7 +32,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from ._activity import ActivityLog, session_id_of
+from ._activity import DEFAULT_MAX_BYTES, ActivityLog, session_id_of
 from ._approval import ApprovalPolicy
 from ._calls import ToolCalls
 from ._catalogue import Catalogue
@@ -78,6 +78,7 @@ class ToolServer:
         local_secret: str | None = None,
         name: str = "mcp-notebook",
         history: int = 500,
+        history_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -89,7 +90,7 @@ class ToolServer:
         self.approval.allowed.definition = self._definition
         self.guards = guards if guards is not None else Guardrails()
         self._local_secret = (local_secret or "").encode()
-        self.log = ActivityLog(history, self.guards, self._is_local)
+        self.log = ActivityLog(history, self.guards, self._is_local, max_bytes=history_bytes)
         self.calls = self.log.calls  # tools/call only
         self.activity = self.log.activity  # every request
         self.call_listeners = self.log.listeners

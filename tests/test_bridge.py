@@ -54,16 +54,17 @@ def bridge_command(url: str) -> list[str]:
     return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url]
 
 
-def with_token(token: str) -> dict[str, str]:
-    """The environment a bridge is started with: the token travels there, never on a command line."""
-    return {**os.environ, "MCP_NOTEBOOK_TOKEN": token}
+def bridge_env(token: str | None) -> dict[str, str]:
+    """The bridge's environment: the token in MCP_NOTEBOOK_TOKEN, as Claude Desktop's `env` hands it over."""
+    env = {key: value for key, value in os.environ.items() if key != "MCP_NOTEBOOK_TOKEN"}
+    return {**env, "MCP_NOTEBOOK_TOKEN": token} if token else env
 
 
 @contextlib.asynccontextmanager
 async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
     command, *args = bridge_command(srv.url)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=with_token(srv.token))
+    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=bridge_env(srv.token))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -209,7 +210,7 @@ def free_port() -> int:
 def run_bridge_process(url: str, token: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         bridge_command(url),
-        env=with_token(token),
+        env=bridge_env(token),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -406,7 +407,7 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
     done = subprocess.run(
         bridge_command(server.url),
         input="\n".join(lines) + "\n",
-        env=with_token(server.token),
+        env=bridge_env(server.token),
         capture_output=True,
         text=True,
         timeout=60,

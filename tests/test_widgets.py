@@ -185,11 +185,13 @@ def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue:
     srv = serve(catalogue=catalogue)
     try:
         connect = srv.panel().connect
-        assert connect.config.value.startswith("claude mcp add --transport http")
+        assert json.loads(connect.config.value)["mcpServers"]["notebook"]["type"] == "http"  # Claude Code
         assert srv.url in connect.config.value and srv.token in connect.config.value
+        assert ".mcp.json" in connect.usage.value  # where the text goes
         connect.client.value = "cursor"
         pasted = json.loads(connect.config.value)
         assert pasted["mcpServers"]["notebook"]["headers"]["Authorization"] == f"Bearer {srv.token}"
+        assert "cursor/mcp.json" in connect.usage.value
         assert srv.client_config("vscode") == srv.client_config("vscode")
         outcome = connect.run_check()
         assert outcome.ok is True and "mcp-notebook" in connect.result.value

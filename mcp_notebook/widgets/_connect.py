@@ -26,15 +26,21 @@ class ConnectView(widgets.VBox):
         self.server = server
         self.client = widgets.Dropdown(options=list(CLIENTS), description=t("connect.client"))
         self.config = widgets.Textarea(layout=widgets.Layout(width="100%", height="9em"))
+        self.usage = widgets.HTML("")  # where the text goes, and how the client then starts
         self.check_button = widgets.Button(description=t("connect.check"), icon="plug")
         self.result = widgets.HTML("")
         self.client.observe(lambda change: self._show(), names=["value"])
         self.check_button.on_click(lambda _: self.run_check())
         self._show()
-        super().__init__([self.client, self.config, widgets.HBox([self.check_button, self.result])])
+        super().__init__(
+            [self.client, self.config, self.usage, widgets.HBox([self.check_button, self.result])]
+        )
 
     def _show(self) -> None:
+        from .._configs import config_usage
+
         self.config.value = self.server.client_config(self.client.value)
+        self.usage.value = f"<i>{html.escape(config_usage(self.client.value))}</i>"
 
     def run_check(self) -> Any:
         """Check the connection as a client would, and show the outcome (returned too)."""
