@@ -10,7 +10,6 @@ resource link's "Read it" button too: the URI is read through the client, never 
 
 from __future__ import annotations
 
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.browser.test_jupyterlab import ARTIFACTS, CHROMIUM, SECONDS, jupyterlab
+from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
 
 pytestmark = pytest.mark.browser
 
@@ -61,24 +60,15 @@ def write_notebook(folder: Path) -> None:
 def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run scripts/check"
     ARTIFACTS.mkdir(exist_ok=True)
     write_notebook(tmp_path)
     dialogs: list[str] = []
-    with jupyterlab(tmp_path) as (lab, base), sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--disable-quic",
-            ],
-        )
+    with (
+        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
+        sync_playwright() as playwright,
+    ):
+        base = base_of(url)
+        browser = chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 960})
 
         def on_dialog(dialog: object) -> None:
@@ -88,11 +78,7 @@ def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> 
         page.on("dialog", on_dialog)
         try:
             page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
-            page.wait_for_function(
-                "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status"
-                " === 'idle'",
-                timeout=90 * SECONDS,
-            )
+            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
             start_url = page.url
             page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
             outputs = page.locator(".jp-OutputArea-output")
