@@ -3,8 +3,9 @@
 JupyterLab starts as `scripts/lab` starts it. The test opens the URL the terminal printed, makes a
 new notebook (File → New → Notebook, Python 3), pastes the tour's cell from README.md into it and
 runs it; opens the panel's "Connect an AI client" section, picks `inspector`, and runs the command
-README's tour shows with the URL and token read from that section; MCP Inspector's CLI (a real,
-independent client) calls the tool and gets its result. A screenshot of each step and the time each
+README's tour shows with the configuration file that section shows (URL and token inside, as the
+panel says to save it); MCP Inspector's CLI (a real, independent client) calls the tool and gets its
+result. A screenshot of each step and the time each
 took, from starting JupyterLab on, go to test-artifacts/ (reported, never asserted).
 """
 
@@ -28,9 +29,12 @@ from tests.npm import INSPECTOR, INSPECTOR_VERSION, node_command
 pytestmark = pytest.mark.browser
 
 PREFIX = "five-minutes"
-# The configuration text the "Connect an AI client" section shows, once it is the inspector's.
+# What the "Connect an AI client" section shows once it is the inspector's: the file's text, and the
+# line under it that says where to save it and what to run.
+SHOWN_USAGE = """() => [...document.querySelectorAll('.jp-OutputArea-output i')]
+    .map(line => line.textContent).find(text => text.includes('@modelcontextprotocol/inspector'))"""
 SHOWN_CONFIG = """() => [...document.querySelectorAll('.jp-OutputArea-output textarea')]
-    .map(area => area.value).find(text => text.includes('@modelcontextprotocol/inspector'))"""
+    .map(area => area.value).find(text => text.includes('mcpServers'))"""
 
 
 class Stopwatch:
@@ -62,17 +66,16 @@ def tour_command() -> list[str]:
     return words
 
 
-def fill_in(words: list[str], shown: list[str]) -> list[str]:
-    """README's command with the URL and token the panel shows; everything before --method must agree."""
-    url = shown[shown.index("--cli") + 1]
-    header = shown[shown.index("--header") + 1]
-    assert header.startswith("Authorization: Bearer "), shown
-    token = header.removeprefix("Authorization: Bearer ")
-    filled = [url if w == "URL" else w.replace("Bearer TOKEN", f"Bearer {token}") for w in words]
-    # README says: the panel's line, with tools/call instead of tools/list.
-    assert filled[: filled.index("--method")] == shown[: shown.index("--method")], (filled, shown)
+def shown_command(usage: str) -> list[str]:
+    """The command the section's usage line says to run (between "run:" and the sentence's end)."""
+    line = usage.split("run:", 1)[1].strip()
+    return shlex.split(line[: line.index(". ")] if ". " in line else line.rstrip("."))
+
+
+def check_against(words: list[str], shown: list[str]) -> None:
+    """README says: the panel's command, with tools/call instead of tools/list."""
+    assert words[: words.index("--method")] == shown[: shown.index("--method")], (words, shown)
     assert shown[shown.index("--method") :] == ["--method", "tools/list"], shown
-    return filled
 
 
 @pytest.mark.timeout(420)
@@ -117,12 +120,19 @@ def test_the_readme_tour_in_jupyterlab_ends_with_an_outside_client_calling_the_t
 
             outputs.get_by_text("Connect an AI client", exact=True).click()
             outputs.get_by_label("Client").select_option("inspector")
-            shown = shlex.split(page.wait_for_function(SHOWN_CONFIG, timeout=30 * SECONDS).json_value())
+            usage = page.wait_for_function(SHOWN_USAGE, timeout=30 * SECONDS).json_value()
+            config = json.loads(page.wait_for_function(SHOWN_CONFIG, timeout=30 * SECONDS).json_value())
             clock.done("connect section")
 
-            command = fill_in(words, shown)
+            # Saved where the panel says, as a person would; the token is in the file only.
+            check_against(words, shown_command(usage))
+            saved = work / words[words.index("--config") + 1]
+            saved.write_text(json.dumps(config))
+            saved.chmod(0o600)
+            assert config["mcpServers"]["notebook"]["headers"]["Authorization"].startswith("Bearer ")
             done = subprocess.run(
-                [*inspector, *command[2:]],
+                [*inspector, *words[2:]],
+                cwd=work,
                 capture_output=True,
                 text=True,
                 timeout=120,
