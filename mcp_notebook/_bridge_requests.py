@@ -75,9 +75,9 @@ class RequestRelay:
         self, ctx: ServerRequestContext[Any], request: Callable[[Client], Awaitable[Any]]
     ) -> Any:
         try:
-            upstream = await self.upstreams.for_request(ctx)
-            with forwarding(ctx):
-                result = await request(upstream)
+            async with self.upstreams.connection(ctx) as upstream:
+                with forwarding(ctx):
+                    result = await request(upstream)
         except MCPError:
             raise  # the upstream's answer, code and all
         except Exception as exc:
@@ -135,7 +135,7 @@ class RequestRelay:
 
                 def start(call: HeldCall) -> Callable[[], Awaitable[Any]]:
                     async def held() -> Any:
-                        with forwarding(call):
+                        with self.upstreams.using(up), forwarding(call):
                             return await send(up, None, None, call.report() if wants_progress else None)
 
                     return held

@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
 from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
 from mcp_notebook._bridge import Bridge
+from mcp_notebook._bridge_upstream import DeclaringClient
 from tests.conftest import ERAS, INITIALIZE, Mode
 
 pytestmark = pytest.mark.anyio
@@ -62,11 +65,14 @@ def bridge_env(token: str | None) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
-    """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
+    """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it.
+
+    `declared` among `kwargs`: the capabilities it declares, exactly (see `DeclaringClient`).
+    """
     command, *args = bridge_command(srv.url)
     params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=bridge_env(srv.token))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
+        async with DeclaringClient(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
 
 
@@ -385,7 +391,6 @@ BAD_LINES = [
 
 def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, catalogue: Catalogue) -> None:
     """Nothing sent to the bridge goes unanswered: the errors say, as over HTTP, what to send instead."""
-    import httpx2
 
     define(catalogue)
     headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
@@ -417,3 +422,52 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
     assert [answer["id"] for answer in answers] == [None, None, 3, 4, None]
     assert answers[3]["error"]["code"] == -32600 and "'jsonrpc', 'id'" in answers[3]["error"]["message"]
     assert answers[4]["error"]["code"] == -32700
+
+
+# -- what the stdio client declared is what the server sees ---------------------------------------------
+DECLARED = [
+    {"elicitation": {"form": {}}},
+    {"elicitation": {}},  # 2025-11-25 and later: an empty object means form mode only
+    {"elicitation": {"url": {}}},
+    {"roots": {}},  # no listChanged
+    {
+        "sampling": {"tools": {}, "context": {}},
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
+]
+
+
+def define_declared(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def declared(ctx: Context) -> dict[str, Any]:
+        """The capabilities the client declared, as the server sees them."""
+        return ctx.client_capabilities
+
+
+@contextlib.asynccontextmanager
+async def over_http(srv: Any, mode: Mode, **kwargs: Any) -> AsyncIterator[Client]:
+    """A real SDK client over Streamable HTTP; `declared` among `kwargs` as in `through_bridge`."""
+    headers = {"Authorization": f"Bearer {srv.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        DeclaringClient(streamable_http_client(srv.url, http_client=http), mode=mode, **kwargs) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize("declared", DECLARED, ids=lambda d: json.dumps(d, sort_keys=True))
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_server_sees_the_capabilities_the_stdio_client_declared(
+    server: Any, catalogue: Catalogue, mode: Mode, declared: dict[str, Any], tmp_path: Path
+) -> None:
+    """Elicitation modes, sampling sub-capabilities and roots.listChanged arrive as declared, as over HTTP."""
+    define_declared(catalogue)
+    exactly = types.ClientCapabilities.model_validate(declared)
+    with anyio.fail_after(60):
+        async with over_http(server, mode, declared=exactly) as client:
+            direct = (await client.call_tool("declared", {})).structured_content
+        async with through_bridge(server, mode, tmp_path, declared=exactly) as client:
+            bridged = (await client.call_tool("declared", {})).structured_content
+    assert direct == declared
+    assert bridged == direct
