@@ -104,7 +104,13 @@ class RequestRelay:
 
     @staticmethod
     def _progress(ctx: ServerRequestContext[Any]) -> ProgressFnT | None:
-        """Relay the upstream's progress to the stdio client, if it asked for progress."""
+        """Relay the upstream's progress to the stdio client, if it asked for progress.
+
+        It asks with a ``progressToken`` on the wire, and the bridge's server is only ever served on a
+        wire (stdio). The SDK's in-process connection to a `Server` hands the callback over without a
+        token, so a client connected to `Bridge.build_server` that way gets no progress: connect it
+        through a pipe, as stdio does.
+        """
         if "progressToken" not in _wire_meta(ctx):
             return None
 
