@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ._bridge_held import HeldCalls
+from ._bridge_held import HOLD_FOR, HeldCalls
 from ._bridge_relay import ChangeRelay
 from ._bridge_requests import RequestRelay
 from ._bridge_upstream import Upstreams, open_upstream
@@ -48,13 +48,17 @@ _NO_CACHE = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve
 
 
 class Bridge:
-    """Forwards one stdio connection to the server at `url`."""
+    """Forwards one stdio connection to the server at `url`.
 
-    def __init__(self, url: str, token: str | None = None) -> None:
+    `hold_for`: seconds a question of a 2025-11-25 server waits for a 2026-07-28 stdio client's
+    answer before the bridge gives its call up (`_bridge_held`).
+    """
+
+    def __init__(self, url: str, token: str | None = None, *, hold_for: float = HOLD_FOR) -> None:
         self.url = url
         self.relay = ChangeRelay(url)
         self.upstreams = Upstreams(url, token, self.relay.on_upstream_message)
-        self.held = HeldCalls()
+        self.held = HeldCalls(hold_for)
         self.requests = RequestRelay(url, self.upstreams, self.held)
 
     @property

@@ -75,9 +75,9 @@ class RequestRelay:
         self, ctx: ServerRequestContext[Any], request: Callable[[Client], Awaitable[Any]]
     ) -> Any:
         try:
-            upstream = await self.upstreams.for_request(ctx)
-            with forwarding(ctx):
-                result = await request(upstream)
+            async with self.upstreams.connection(ctx) as upstream:
+                with forwarding(ctx):
+                    result = await request(upstream)
         except MCPError:
             raise  # the upstream's answer, code and all
         except Exception as exc:
@@ -104,7 +104,13 @@ class RequestRelay:
 
     @staticmethod
     def _progress(ctx: ServerRequestContext[Any]) -> ProgressFnT | None:
-        """Relay the upstream's progress to the stdio client, if it asked for progress."""
+        """Relay the upstream's progress to the stdio client, if it asked for progress.
+
+        It asks with a ``progressToken`` on the wire, and the bridge's server is only ever served on a
+        wire (stdio). The SDK's in-process connection to a `Server` hands the callback over without a
+        token, so a client connected to `Bridge.build_server` that way gets no progress: connect it
+        through a pipe, as stdio does.
+        """
         if "progressToken" not in _wire_meta(ctx):
             return None
 
@@ -135,7 +141,7 @@ class RequestRelay:
 
                 def start(call: HeldCall) -> Callable[[], Awaitable[Any]]:
                     async def held() -> Any:
-                        with forwarding(call):
+                        with self.upstreams.using(up), forwarding(call):
                             return await send(up, None, None, call.report() if wants_progress else None)
 
                     return held

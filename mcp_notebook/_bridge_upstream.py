@@ -1,13 +1,15 @@
 """The bridge's connections to the HTTP server, and what comes back on them for one stdio request.
 
-A server learns what its client can answer (elicitation, sampling, roots) from the capabilities
-the client declares, and the SDK's `Client` declares them from the callbacks it is built with,
-once per connection; a connection also speaks one protocol era. So the bridge holds one upstream
-connection per era and set of capabilities of its stdio client (in practice one or two): the
-first, opened at start (2026-07-28 where the server speaks it, declaring nothing), proves the
-server is there and carries the change notifications (`_bridge_relay`); the others are opened on
-the first request that needs them, in the stdio client's era where the server speaks it, and
-live as long as the bridge.
+A server learns what its client can answer (elicitation and its modes, sampling and its
+sub-capabilities, roots) from the capabilities the client declares, once per connection on
+2025-11-25 and with every request (but fixed by the SDK per connection) on 2026-07-28; a
+connection also speaks one protocol era. So the bridge holds one upstream connection per era and
+set of capabilities of its stdio client, declaring exactly what that client declared
+(`DeclaringClient`): the first, opened at start (2026-07-28 where the server speaks it, declaring
+nothing), proves the server is there and carries the change notifications (`_bridge_relay`); the
+others are opened on the first request that needs them, in the stdio client's era where the server
+speaks it. A 2026-07-28 client may declare something else with each request: the connections no
+request uses are kept for the next up to `IDLE_CONNECTIONS`, least recently used closed first.
 
 While the server handles a request it may send back progress, log lines and, on a 2025-11-25
 upstream, questions. The SDK hands them to the upstream client's callbacks on the task that sent
@@ -18,10 +20,13 @@ context variable `forwarding` sets says which stdio request they belong to.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import warnings
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -29,7 +34,7 @@ import anyio.abc
 import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientRequestContext
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
@@ -50,6 +55,7 @@ ANSWERS: dict[type[Any], type[Any]] = {
     types.ListRootsRequest: types.ListRootsResult,
 }
 QUESTION_CAPABILITIES = ("elicitation", "sampling", "roots")
+IDLE_CONNECTIONS = 4  # upstream connections kept open for capability sets no request uses right now
 
 _forwarded: ContextVar[ServerRequestContext[Any] | HeldCall | None] = ContextVar(
     "mcp_notebook_forwarded", default=None
@@ -70,6 +76,38 @@ def is_modern(protocol_version: str | None) -> bool:
     return protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
+@dataclass(kw_only=True)
+class DeclaringClient(Client):
+    """An SDK `Client` that declares the capabilities `declared`, exactly, instead of its own.
+
+    SDK compatibility (mcp 2.3): ``ClientSession._build_capabilities(version)`` makes the declaration of
+    ``initialize``, ``server/discover`` and each 2026-07-28 request from the callbacks alone: any
+    elicitation callback declares form and url mode, any roots callback ``listChanged``, and only
+    sampling's sub-capabilities have a parameter. So that one method is replaced on the session
+    ``Client._build_session`` makes. `None` keeps the SDK's declaration.
+    """
+
+    declared: types.ClientCapabilities | None = None
+
+    async def _build_session(self, exit_stack: contextlib.AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        declared = self.declared
+        if declared is not None:
+            session._build_capabilities = lambda version: declared  # type: ignore[method-assign]
+        return session
+
+
+def declared_questions(capabilities: types.ClientCapabilities | None) -> types.ClientCapabilities:
+    """What a client can be asked, as it declared it: elicitation modes, sampling sub-capabilities, roots.
+
+    Only these travel upstream: the bridge carries no extension (nor ``experimental`` or 2025-11-25
+    ``tasks``), so it declares none.
+    """
+    if capabilities is None:
+        return types.ClientCapabilities()
+    return types.ClientCapabilities(**{name: getattr(capabilities, name) for name in QUESTION_CAPABILITIES})
+
+
 @contextlib.asynccontextmanager
 async def open_upstream(
     url: str,
@@ -77,22 +115,27 @@ async def open_upstream(
     on_message: Any = None,
     *,
     mode: str = "auto",
+    declared: types.ClientCapabilities | None = None,
     **callbacks: Any,
 ) -> AsyncIterator[Client]:
-    """An SDK client for `url` with the token as a bearer header and no response cache (never stale)."""
+    """An SDK client for `url` with the token as a bearer header and no response cache (never stale).
+
+    `declared`: the capabilities it declares, exactly (`None`: what its callbacks imply).
+    """
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # No read timeout: a listen stream stays open and quiet for as long as the notebook does not change,
     # and a call may wait for a person (an approval, a question) for as long as they take.
     timeout = httpx2.Timeout(30, read=None)
     async with (
         httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-        Client(
+        DeclaringClient(
             streamable_http_client(url, http_client=http),
             mode=mode,
             cache=None,
             message_handler=on_message,
             # The notebook's activity log and approval prompts name the caller: say it is the bridge.
             client_info=types.Implementation(name="mcp-notebook-bridge", version=__version__),
+            declared=declared,
             **callbacks,
         ) as client,
     ):
@@ -114,6 +157,15 @@ async def ask_downstream(ctx: ServerRequestContext[Any], request: Any) -> Any:
         return exc.error
 
 
+@dataclass(eq=False)
+class _Connection:
+    """One upstream connection opened for a set of capabilities, and the requests using it."""
+
+    client: Client
+    scope: anyio.CancelScope  # of the task that holds it open: cancelled to close it
+    users: int = 0
+
+
 class Upstreams:
     """The upstream connections of one bridge, keyed by the era they speak and the capabilities they declare."""
 
@@ -127,7 +179,8 @@ class Upstreams:
         self._first: Client | None = None
         self._pinned = False
         self._group: anyio.abc.TaskGroup | None = None
-        self._more: dict[tuple[bool, frozenset[str]], Client] = {}
+        # The others, least recently used first.
+        self._more: OrderedDict[tuple[bool, str], _Connection] = OrderedDict()
         self._opening = anyio.Lock()
 
     @contextlib.asynccontextmanager
@@ -159,35 +212,61 @@ class Upstreams:
     def modern(self) -> bool:
         return is_modern(self.first.protocol_version)
 
-    @staticmethod
-    def asks(ctx: ServerRequestContext[Any]) -> frozenset[str]:
-        """What the stdio client of `ctx` can be asked: the question capabilities it declared."""
-        capabilities = ctx.session.client_capabilities
-        return frozenset(
-            name for name in QUESTION_CAPABILITIES if getattr(capabilities, name, None) is not None
-        )
+    def __len__(self) -> int:
+        """The connections open: the first and the others."""
+        return (self._first is not None) + len(self._more)
 
-    async def for_request(self, ctx: ServerRequestContext[Any]) -> Client:
-        """The connection for a request of `ctx`'s stdio client: in its era, declaring what it declared.
+    @staticmethod
+    def asks(ctx: ServerRequestContext[Any]) -> bool:
+        """Whether the stdio client of `ctx` can be asked anything (it declared a question capability)."""
+        return bool(declared_questions(ctx.session.client_capabilities).model_dump(exclude_none=True))
+
+    @contextlib.asynccontextmanager
+    async def connection(self, ctx: ServerRequestContext[Any]) -> AsyncIterator[Client]:
+        """The connection for a request of `ctx`'s stdio client, in its era, declaring what it declared.
 
         In its era where the server speaks it, so that what the stdio client sees is what it would see
         over HTTP (a 2025-11-25 tool asks with requests of its own and runs once, where a 2026-07-28
-        one runs again for each round of answers).
+        one runs again for each round of answers). It stays open while the block runs.
         """
         modern = is_modern(ctx.protocol_version)
-        capabilities = ctx.session.client_capabilities
-        asks = frozenset(
-            name for name in QUESTION_CAPABILITIES if getattr(capabilities, name, None) is not None
-        )
-        if not asks and (modern == self.modern or self._pinned):
-            return self.first
-        key = (modern, asks)
+        declared = declared_questions(ctx.session.client_capabilities)
+        wire = declared.model_dump(by_alias=True, mode="json", exclude_none=True)
+        if not wire and (modern == self.modern or self._pinned):
+            yield self.first
+            return
+        key = (modern, json.dumps(wire, sort_keys=True))
         async with self._opening:
-            client = self._more.get(key)
-            if client is None:
+            entry = self._more.get(key)
+            if entry is None:
                 assert self._group is not None
-                client = self._more[key] = await self._group.start(self._hold, modern, asks, capabilities)
-        return client
+                client, scope = await self._group.start(self._hold, modern, declared)
+                entry = self._more[key] = _Connection(client, scope)
+            self._more.move_to_end(key)
+            entry.users += 1  # before any other task can run: an idle connection may be closed
+        try:
+            yield entry.client
+        finally:
+            self._release(entry)
+
+    @contextlib.contextmanager
+    def using(self, client: Client) -> Iterator[None]:
+        """Keep `client`'s connection open while the block runs (a held call outlives its first request)."""
+        entry = next((entry for entry in self._more.values() if entry.client is client), None)
+        if entry is None:  # the first connection: open as long as the bridge
+            yield
+            return
+        entry.users += 1
+        try:
+            yield
+        finally:
+            self._release(entry)
+
+    def _release(self, entry: _Connection) -> None:
+        entry.users -= 1
+        idle = [key for key, other in self._more.items() if other.users == 0]
+        for key in idle[: max(0, len(idle) - IDLE_CONNECTIONS)]:
+            self._more.pop(key).scope.cancel()
 
     def _modes(self, modern: bool) -> list[str]:
         """The eras to try, best first, for a stdio client of the given era."""
@@ -201,36 +280,37 @@ class Upstreams:
     async def _hold(
         self,
         modern: bool,
-        asks: frozenset[str],
-        capabilities: types.ClientCapabilities | None,
+        declared: types.ClientCapabilities,
         *,
-        task_status: anyio.abc.TaskStatus[Client],
+        task_status: anyio.abc.TaskStatus[tuple[Client, anyio.CancelScope]],
     ) -> None:
         _forwarded.set(None)  # started from a forwarded request, but serves every later one
         callbacks: dict[str, Any] = {"logging_callback": self._log}
-        if "elicitation" in asks:
+        if declared.elicitation is not None:
             callbacks["elicitation_callback"] = self._elicit
-        if "sampling" in asks:
+        if declared.sampling is not None:
             callbacks["sampling_callback"] = self._sample
-            callbacks["sampling_capabilities"] = getattr(capabilities, "sampling", None)
-        if "roots" in asks:
+        if declared.roots is not None:
             callbacks["list_roots_callback"] = self._list_roots
-        async with contextlib.AsyncExitStack() as stack:
-            modes = self._modes(modern)
-            for mode in modes:
-                try:
-                    client = await stack.enter_async_context(
-                        open_upstream(self.url, self.token, mode=mode, **callbacks)
-                    )
-                    break
-                except MCPError:
-                    if mode == modes[-1]:
-                        raise
-                    logger.debug("%s does not speak %s; trying %s", self.url, mode, modes[-1], exc_info=True)
-            if self.log_level is not None and not is_modern(client.protocol_version):
-                await set_level(client, self.log_level)
-            task_status.started(client)
-            await anyio.sleep_forever()
+        with anyio.CancelScope() as scope:
+            async with contextlib.AsyncExitStack() as stack:
+                modes = self._modes(modern)
+                for mode in modes:
+                    try:
+                        client = await stack.enter_async_context(
+                            open_upstream(self.url, self.token, mode=mode, declared=declared, **callbacks)
+                        )
+                        break
+                    except MCPError:
+                        if mode == modes[-1]:
+                            raise
+                        logger.debug(
+                            "%s does not speak %s; trying %s", self.url, mode, modes[-1], exc_info=True
+                        )
+                if self.log_level is not None and not is_modern(client.protocol_version):
+                    await set_level(client, self.log_level)
+                task_status.started((client, scope))
+                await anyio.sleep_forever()
 
     # -- what a 2025-11-25 upstream pushes while it handles a request -------------------------------
     async def _elicit(self, context: ClientRequestContext, params: types.ElicitRequestParams) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -9,20 +10,24 @@ import socket
 import subprocess
 import sys
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
 from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
 from mcp_notebook._bridge import Bridge
+from mcp_notebook._bridge_held import HOLD_FOR
+from mcp_notebook._bridge_upstream import IDLE_CONNECTIONS, DeclaringClient
 from tests.conftest import ERAS, INITIALIZE, Mode
 
 pytestmark = pytest.mark.anyio
@@ -62,11 +67,14 @@ def bridge_env(token: str | None) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
-    """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
+    """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it.
+
+    `declared` among `kwargs`: the capabilities it declares, exactly (see `DeclaringClient`).
+    """
     command, *args = bridge_command(srv.url)
     params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=bridge_env(srv.token))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
+        async with DeclaringClient(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
 
 
@@ -385,7 +393,6 @@ BAD_LINES = [
 
 def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, catalogue: Catalogue) -> None:
     """Nothing sent to the bridge goes unanswered: the errors say, as over HTTP, what to send instead."""
-    import httpx2
 
     define(catalogue)
     headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
@@ -412,8 +419,224 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
         text=True,
         timeout=60,
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines()][1:]
-    assert [answer["error"] for answer in answers[:3]] == over_http
-    assert [answer["id"] for answer in answers] == [None, None, 3, 4, None]
-    assert answers[3]["error"]["code"] == -32600 and "'jsonrpc', 'id'" in answers[3]["error"]["message"]
-    assert answers[4]["error"]["code"] == -32700
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    # Answers to requests (with ids) may come in any order; the lines the bridge answers itself (no id)
+    # come in the order they were sent.
+    by_id = {answer["id"]: answer for answer in answers if answer["id"] is not None}
+    unnamed = [answer for answer in answers if answer["id"] is None]
+    assert len(answers) == 6 and sorted(by_id) == [1, 3, 4] and "result" in by_id[1]
+    assert [unnamed[0]["error"], unnamed[1]["error"], by_id[3]["error"]] == over_http
+    assert by_id[4]["error"]["code"] == -32600 and "'jsonrpc', 'id'" in by_id[4]["error"]["message"]
+    assert unnamed[2]["error"]["code"] == -32700
+
+
+# -- what the stdio client declared is what the server sees ---------------------------------------------
+DECLARED = [
+    {"elicitation": {"form": {}}},
+    {"elicitation": {}},  # 2025-11-25 and later: an empty object means form mode only
+    {"elicitation": {"url": {}}},
+    {"roots": {}},  # no listChanged
+    {
+        "sampling": {"tools": {}, "context": {}},
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
+]
+
+
+def define_declared(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def declared(ctx: Context) -> dict[str, Any]:
+        """The capabilities the client declared, as the server sees them."""
+        return ctx.client_capabilities
+
+
+@contextlib.asynccontextmanager
+async def over_http(srv: Any, mode: Mode, **kwargs: Any) -> AsyncIterator[Client]:
+    """A real SDK client over Streamable HTTP; `declared` among `kwargs` as in `through_bridge`."""
+    headers = {"Authorization": f"Bearer {srv.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        DeclaringClient(streamable_http_client(srv.url, http_client=http), mode=mode, **kwargs) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize("declared", DECLARED, ids=lambda d: json.dumps(d, sort_keys=True))
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_server_sees_the_capabilities_the_stdio_client_declared(
+    server: Any, catalogue: Catalogue, mode: Mode, declared: dict[str, Any], tmp_path: Path
+) -> None:
+    """Elicitation modes, sampling sub-capabilities and roots.listChanged arrive as declared, as over HTTP."""
+    define_declared(catalogue)
+    exactly = types.ClientCapabilities.model_validate(declared)
+    with anyio.fail_after(60):
+        async with over_http(server, mode, declared=exactly) as client:
+            direct = (await client.call_tool("declared", {})).structured_content
+        async with through_bridge(server, mode, tmp_path, declared=exactly) as client:
+            bridged = (await client.call_tool("declared", {})).structured_content
+    assert direct == declared
+    assert bridged == direct
+
+
+# -- held calls: a 2026-07-28 stdio client in front of a 2025-11-25 server --------------------------------
+def define_greet(catalogue: Catalogue, seen: dict[str, set[str]]) -> None:
+    @tool(catalogue=catalogue)
+    async def greet(tag: str, wait: str, ctx: Context) -> str:
+        """Ask for a name and greet; `wait` "before" or "after" the question: wait there until cancelled."""
+        try:
+            seen["started"].add(tag)
+            if wait == "before":
+                await anyio.Event().wait()  # nothing sets it: only a cancellation ends the call
+            answer = await ctx.aelicit("What is your name?", {"name": str})
+            seen["answered"].add(tag)
+            if wait == "after":
+                await anyio.Event().wait()
+            return f"hello {answer.get('name')}"
+        except anyio.get_cancelled_exc_class():
+            seen["cancelled"].add(tag)
+            raise
+
+
+async def until_true(condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Poll `condition` until it holds, failing after `timeout` seconds (a deadline, not a sleep)."""
+    with anyio.fail_after(timeout):
+        while not condition():
+            await anyio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def held_bridge(server: Any, hold_for: float = HOLD_FOR) -> AsyncIterator[tuple[Bridge, Any]]:
+    """An in-process bridge that speaks 2025-11-25 upstream, and its stdio-facing server."""
+    bridge = Bridge(server.url, server.token, hold_for=hold_for)
+    async with bridge.upstreams.open(mode="legacy"), anyio.create_task_group() as group:
+        yield bridge, bridge.build_server(group)
+        group.cancel_scope.cancel()
+
+
+def named(name: str) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"name": name})
+
+
+async def elicited(context: Any, params: Any) -> types.ElicitResult:
+    return named("Ann")
+
+
+async def test_a_held_question_left_unanswered_is_given_up_after_the_limit(
+    server: Any, catalogue: Catalogue
+) -> None:
+    """A 2026-07-28 client that never answers says nothing: after the limit the bridge gives the call up,
+    cancels it upstream and keeps nothing running; an answer that comes later gets a clear error."""
+    seen: dict[str, set[str]] = {"started": set(), "answered": set(), "cancelled": set()}
+    define_greet(catalogue, seen)
+    with anyio.fail_after(60):
+        async with (
+            held_bridge(server, hold_for=0.5) as (bridge, stdio),
+            Client(over_a_pipe(stdio), mode="auto", elicitation_callback=elicited) as client,
+        ):
+            assert client.protocol_version == "2026-07-28"
+            arguments = {"tag": "unanswered", "wait": ""}
+            first = await client.session.call_tool("greet", arguments, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult) and first.request_state is not None
+            assert first.input_requests is not None
+            assert [request.method for request in first.input_requests.values()] == ["elicitation/create"]
+            assert len(bridge.held) == 1  # the upstream request, open in a task of its own
+            await until_true(lambda: len(bridge.held) == 0)
+            await until_true(lambda: "unanswered" in seen["cancelled"])  # the tool saw the call end
+            with pytest.raises(MCPError) as late:
+                await client.session.call_tool(
+                    "greet",
+                    arguments,
+                    input_responses={"question": named("Ann")},
+                    request_state=first.request_state,
+                )
+            # The bridge is as good as new: the same call, answered in time, runs to its end.
+            again = await client.call_tool("greet", {"tag": "again", "wait": ""})
+    assert late.value.code == types.INVALID_PARAMS
+    assert "0.5 s" in late.value.error.message and "without requestState" in late.value.error.message
+    assert "unanswered" not in seen["answered"]
+    assert again.content[0].text == "hello Ann"  # type: ignore[union-attr]
+    assert len(bridge.held) == 0
+
+
+@pytest.mark.parametrize("wait", ["before", "after"])
+async def test_cancelling_a_held_call_from_the_stdio_side_cancels_it_upstream(
+    server: Any, catalogue: Catalogue, wait: str
+) -> None:
+    """The stdio client cancels the request that waits for a held call, before the server's question
+    (the first round) or after its answer (the round that brought it): the tool is cancelled on the
+    server and the bridge holds nothing more.
+
+    Between rounds a 2026-07-28 client has no request in flight, so nothing it can cancel: a question
+    it leaves unanswered is given up after the limit (the test above).
+    """
+    seen: dict[str, set[str]] = {"started": set(), "answered": set(), "cancelled": set()}
+    define_greet(catalogue, seen)
+    arguments = {"tag": wait, "wait": wait}
+    with anyio.fail_after(60):
+        async with (
+            held_bridge(server) as (bridge, stdio),
+            Client(over_a_pipe(stdio), mode="auto", elicitation_callback=elicited) as client,
+        ):
+            state: str | None = None
+            answers: dict[str, Any] | None = None
+            if wait == "after":
+                first = await client.session.call_tool("greet", arguments, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult)
+                state, answers = first.request_state, {"question": named("Ann")}
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    await client.session.call_tool(
+                        "greet", arguments, input_responses=answers, request_state=state
+                    )
+
+                group.start_soon(call)
+                await until_true(lambda: wait in (seen["answered"] if wait == "after" else seen["started"]))
+                assert len(bridge.held) == 1
+                group.cancel_scope.cancel()
+            await until_true(lambda: wait in seen["cancelled"])
+            await until_true(lambda: len(bridge.held) == 0)
+            # The bridge is as good as new: the same call, left to run, ends.
+            again = await client.call_tool("greet", {"tag": "again", "wait": ""})
+    assert again.content[0].text == "hello Ann"  # type: ignore[union-attr]
+
+
+async def test_nothing_stays_behind_per_request_or_per_capability_set(
+    server: Any, catalogue: Catalogue
+) -> None:
+    """Many held calls and capability sets later, the bridge holds what it held before: no task left per
+    question answered, no held call, no more upstream connections than it keeps for capability sets no
+    request uses (a 2026-07-28 client may declare something else with every request)."""
+    seen: dict[str, set[str]] = {"started": set(), "answered": set(), "cancelled": set()}
+    define_greet(catalogue, seen)
+    sets = [
+        {"elicitation": elicitation, **({} if roots is None else {"roots": roots})}
+        for elicitation in ({}, {"form": {}}, {"form": {}, "url": {}})
+        for roots in (None, {}, {"listChanged": True})
+    ]
+
+    async def calls(stdio: Any, declared: dict[str, Any], times: int) -> None:
+        exactly = types.ClientCapabilities.model_validate(declared)
+        async with DeclaringClient(
+            over_a_pipe(stdio), mode="auto", elicitation_callback=elicited, declared=exactly
+        ) as client:
+            for time in range(times):
+                result = await client.call_tool("greet", {"tag": f"{declared}-{time}", "wait": ""})
+                assert result.content[0].text == "hello Ann"  # type: ignore[union-attr]
+
+    def tasks() -> int:
+        return len(asyncio.all_tasks())
+
+    with anyio.fail_after(120):
+        async with held_bridge(server) as (bridge, stdio):
+            for declared in sets[:IDLE_CONNECTIONS]:
+                await calls(stdio, declared, 1)
+            baseline = {"tasks": tasks(), "connections": len(bridge.upstreams)}
+            assert baseline["connections"] == 1 + IDLE_CONNECTIONS  # the first, and one per set
+            for declared in sets[IDLE_CONNECTIONS:]:
+                await calls(stdio, declared, 1)
+            await calls(stdio, sets[-1], 20)
+            await until_true(lambda: tasks() <= baseline["tasks"])
+            assert len(bridge.upstreams) == baseline["connections"]
+            assert len(bridge.held) == 0 and not bridge.held._held

@@ -40,6 +40,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from mcp_notebook._bridge_upstream import DeclaringClient
 from tests.npm import CACHE, node_module
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
@@ -50,6 +51,9 @@ PATHS = ["http", "bridge", "stdio"]
 ERAS = ["legacy", "auto"]  # "auto" finds 2026-07-28 on every path
 WATCHED, MARKER = "notes://watched", "notes://marker"
 ROOTS = [types.Root(uri="file:///projects/weather", name="weather")]
+# What every client declares, exactly: elicitation in form mode only, sampling with tools, roots without
+# listChanged (with callbacks alone the SDK declares form and url, and listChanged).
+DECLARED = {"elicitation": {"form": {}}, "sampling": {"tools": {}}, "roots": {}}
 WAIT = 30  # seconds a row waits for a notification before it fails
 
 
@@ -209,9 +213,10 @@ async def peers(http_server: HeadlessServer, folder: Path) -> AsyncIterator[dict
         seen = Seen()
         async with (
             contextlib.AsyncExitStack() as stack,
-            Client(
+            DeclaringClient(
                 await transport(stack, path, era),
                 mode=era,
+                declared=types.ClientCapabilities.model_validate(DECLARED),
                 cache=None,
                 message_handler=seen.on_message,
                 logging_callback=seen.on_log,
@@ -268,6 +273,11 @@ async def row_capabilities(peer: Peer) -> dict[str, Any]:
         "serverInfo": dump(client.server_info) if client.server_info is not None else None,
         "instructions": client.instructions,
     }
+
+
+async def row_declared(peer: Peer) -> dict[str, Any]:
+    """What the server sees of the capabilities the client declared."""
+    return await outcome_of(peer.client.call_tool("declared", {}))
 
 
 async def row_list(peer: Peer) -> dict[str, Any]:
@@ -442,6 +452,7 @@ async def row_cancel(peer: Peer) -> dict[str, Any]:
 
 ROWS: dict[str, Callable[[Peer], Awaitable[dict[str, Any]]]] = {
     "capabilities": row_capabilities,
+    "declared capabilities": row_declared,
     "list": row_list,
     "call": row_call,
     "structured": row_structured,
@@ -470,6 +481,7 @@ EXPECTED: dict[str, Callable[[dict[str, Any]], bool]] = {
         and o["capabilities"]["tools"] == {"listChanged": True}
         and o["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
     ),
+    "declared capabilities": lambda o: o["result"]["structuredContent"] == DECLARED,
     "list": lambda o: "add" in [tool["name"] for tool in o["result"]["tools"]],
     "call": lambda o: o["result"]["structuredContent"] == {"result": 5} and not o["result"]["isError"],
     "structured": lambda o: o["result"]["structuredContent"] == {"city": "Seoul", "days": 3, "sunny": True},
