@@ -17,6 +17,8 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ._identity import claims, identity_of
+
 logger = logging.getLogger(__name__)
 
 
@@ -26,7 +28,7 @@ class CallRecord:
 
     tool: str
     arguments: dict[str, Any]
-    client: str | None
+    client: str | None  # the identity its credential proved: "notebook", "owner" or a client's name
     protocol_version: str
     started: float
     duration: float = 0.0
@@ -39,6 +41,13 @@ class CallRecord:
     method: str = "tools/call"
     error: dict[str, Any] | None = None
     rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
+    claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
+
+    @property
+    def who(self) -> str:
+        """The identity, and what the client claims to be when that differs (for people to read)."""
+        claim = claims(self.client, self.claimed)
+        return f"{self.client or '?'} ({claim})" if claim else self.client or "?"
 
     def wire(self) -> dict[str, Any]:
         """The JSON-RPC request and response of this call, as the server read and answered them."""
@@ -59,6 +68,7 @@ class CallRecord:
             "time": self.started,
             "method": self.method,
             "client": self.client,
+            "claimed": self.claimed,
             "protocol_version": self.protocol_version,
             "tool": self.tool,
             "arguments": self.arguments,
@@ -74,17 +84,11 @@ class CallRecord:
 class ActivityLog:
     """The bounded logs of one server, and who is told of each new record."""
 
-    def __init__(
-        self,
-        history: int,
-        guards: Any,
-        is_local: Callable[[ServerRequestContext[Any]], bool] = lambda ctx: False,
-    ) -> None:
+    def __init__(self, history: int, guards: Any) -> None:
         self.calls: deque[CallRecord] = deque(maxlen=history)  # tools/call only
         self.activity: deque[CallRecord] = deque(maxlen=history)  # every request
         self.listeners: list[Callable[[CallRecord], None]] = []
         self.guards = guards  # writes the audit log
-        self._is_local = is_local  # the notebook's own requests are "notebook", whatever its client says
 
     def record(self, record: CallRecord) -> None:
         self.activity.append(record)
@@ -93,6 +97,19 @@ class ActivityLog:
                 self.calls.append(record)
                 self.guards.record(record)
         except Exception:  # an unwritable audit log must not fail the call it records
+            logger.exception("audit log write failed")
+        self.show(record)
+
+    def refused(self, record: CallRecord) -> None:
+        """A call of a tool the caller may not see (unknown or hidden): in the activity and audit logs.
+
+        Not among `calls`, which are the calls of tools; the audit log keeps the probe (who, which
+        name) so that a client feeling for hidden tools leaves a trace.
+        """
+        self.activity.append(record)
+        try:
+            self.guards.record(record)
+        except Exception:  # an unwritable audit log must not fail the request it records
             logger.exception("audit log write failed")
         self.show(record)
 
@@ -121,7 +138,8 @@ class ActivityLog:
         record = CallRecord(
             tool=str(subject),
             arguments=params,
-            client="notebook" if self._is_local(ctx) else client_name(ctx),
+            client=identity_of(ctx).name,
+            claimed=claimed_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,
@@ -172,6 +190,7 @@ def session_id_of(ctx: ServerRequestContext[Any]) -> str | None:
     return request.headers.get("mcp-session-id") if request is not None else None
 
 
-def client_name(ctx: ServerRequestContext[Any]) -> str | None:
+def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:
+    """The name the client gives itself (``clientInfo.name``): shown as a claim, never used as a key."""
     client = ctx.session.client_params
     return client.client_info.name if client is not None else None

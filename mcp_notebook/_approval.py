@@ -71,7 +71,8 @@ class ApprovalRequest:
     description: str | None
     annotations: dict[str, Any]
     arguments: dict[str, Any]
-    client: str | None
+    client: str | None  # the identity its credential proved ("owner", or a client's name)
+    claimed: str | None = field(default=None, repr=False)  # what the client says it is: shown, not trusted
     created: float = field(default_factory=time.time, repr=False)  # a repr that prints the same in every run
     decision: Decision | None = None
     _on_resolve: list[Callable[[ApprovalRequest], None]] = field(default_factory=list, repr=False)
@@ -86,7 +87,7 @@ class ApprovalRequest:
         self._resolve("denied")
 
     def always_allow(self) -> None:
-        """Run it, and every later call of this tool while the server runs."""
+        """Run it, and every later call of this tool by the same client while the server runs."""
         self._resolve("always-allowed")
 
     @property
@@ -110,6 +111,9 @@ class ApprovalPolicy:
     every tool; ``"auto"`` asks for none (tests, CI, demos). A tool's own ``@tool(approval=...)``
     (``"always"`` or ``"never"``) wins. Calls made from the notebook itself (``%mcp_call``) are the
     person's own and are not asked about.
+
+    "Always allow" holds for the identity that was allowed, never for others: ``allowed`` holds
+    ``(identity, tool)`` pairs.
     """
 
     def __init__(self, mode: str = "ask", timeout: float = 120.0) -> None:
@@ -117,14 +121,17 @@ class ApprovalPolicy:
             raise ValueError(t("approval.bad_mode", value=mode))
         self.mode = mode
         self.timeout = timeout
-        self.allowed: set[str] = set()
+        self.allowed: set[tuple[str, str]] = set()  # (identity, tool)
         self.pending: list[ApprovalRequest] = []
         self.listeners: list[Callable[[ApprovalRequest], None]] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
-    def needs_approval(self, tool: str, read_only: bool, override: str | None, local: bool) -> bool:
-        if local or tool in self.allowed:
+    def needs_approval(
+        self, tool: str, read_only: bool, override: str | None, local: bool, *, client: str | None = None
+    ) -> bool:
+        """Whether a call of `tool` by `client` (an identity) waits for a person."""
+        if local or (client is not None and (client, tool) in self.allowed):
             return False
         if override is not None:
             return override == "always"
@@ -154,8 +161,8 @@ class ApprovalPolicy:
                 if request in self.pending:
                     self.pending.remove(request)
         decision = request.decision or "timeout"
-        if decision == "always-allowed":
-            self.allowed.add(request.tool)
+        if decision == "always-allowed" and request.client is not None:
+            self.allowed.add((request.client, request.tool))
         return decision
 
     def new_request(self, **fields: Any) -> ApprovalRequest:

@@ -55,13 +55,14 @@ def bind_socket(host: str, port: int) -> socket.socket:
 async def run_http(
     tools: ToolServer,
     sock: socket.socket,
-    token: str,
     host: str,
     port: int,
     *,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    app = build_app(tools.sdk, token=token, host=host, port=port, answers_at_once=tools.answers_at_once)
+    app = build_app(
+        tools.sdk, identities=tools.identities, host=host, port=port, answers_at_once=tools.answers_at_once
+    )
     config = uvicorn.Config(
         app,
         log_level="warning",

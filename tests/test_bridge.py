@@ -77,8 +77,9 @@ async def test_tools_are_listed_and_called_through_the_bridge(
     assert result.structured_content == {"result": 5} and not result.is_error
     assert invalid.is_error  # a tool execution error stays a result
     assert unknown.value.code == types.INVALID_PARAMS and "'add'" in unknown.value.error.message
-    # The notebook's activity log and approval prompts name the caller: the bridge says it is the bridge.
-    assert server.calls[-1].client == "mcp-notebook-bridge"
+    # The notebook's activity log and approval prompts name the caller by its token (here the server
+    # token: the owner), and show what the bridge says it is as a claim.
+    assert server.calls[-1].client == "owner" and server.calls[-1].claimed == "mcp-notebook-bridge"
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from .._approval import ApprovalRequest
+from .._identity import claims
 from .._text import add_messages, t
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
@@ -25,8 +26,9 @@ add_messages(
         "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
         "panel.asks": {
             "en": "{client} wants to run the tool {tool}",
-            "ko": "{client}이(가) 도구 {tool}을(를) 실행하려고 합니다",
+            "ko": "{client:이/가} 도구 {tool:을/를} 실행하려고 합니다",
         },
+        "panel.name": {"en": "name", "ko": "이름"},
         "panel.unknown_client": {"en": "A client", "ko": "어떤 클라이언트"},
         "panel.claims": {
             "en": "The server's own claims about this tool (not verified):",
@@ -47,14 +49,18 @@ class ApprovalPrompt(widgets.VBox):
 
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
-        client = html.escape(request.client or t("panel.unknown_client"))
+        # Who is asking is the identity its credential proved; what it says it is comes as a claim.
+        who = request.client or t("panel.unknown_client")
+        claim = claims(request.client, request.claimed)
+        client = html.escape(who) + (f" <i>({html.escape(claim)})</i>" if claim else "")
         tool = html.escape(request.tool + (f" ({request.title})" if request.title else ""))
-        claims = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
+        hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
+        asks = t("panel.asks", client=client, tool=f"<code>{tool}</code>")
         summary = widgets.HTML(
-            f"<b>{t('panel.asks', client=client, tool=f'<code>{tool}</code>')}</b>"
+            f"<b>{asks}</b>"
             f"<div>{html.escape(request.description or '')}</div>"
-            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{html.escape(claims)}</code></div>"
+            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{html.escape(hints)}</code></div>"
             f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{html.escape(arguments)}</pre>"
         )
         self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
@@ -117,6 +123,7 @@ class ServerPanel(widgets.VBox):
         )
         return (
             f"<b>{html.escape(t('panel.title'))}</b>{state}: <code>{html.escape(self.server.url)}</code>"
+            f" · {t('panel.name')}: <code>{html.escape(self.server.name)}</code>"
             f" · {t('panel.approval')}: <code>{mode}</code>{warning}"
         )
 
