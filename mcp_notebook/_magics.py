@@ -50,6 +50,12 @@ class MCPMagics(Magics):
         "(always), or never (auto: for tests and demos).",
     )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
+    @argument(
+        "--name",
+        default=None,
+        help="The server's name, which keeps this notebook's stored results (idempotency keys) apart "
+        "from other notebooks' (default: from the notebook's file name and path).",
+    )
     @line_magic
     def mcp_serve(self, line: str) -> Any:
         """Serve this notebook's tools to MCP clients over Streamable HTTP.
@@ -61,6 +67,10 @@ class MCPMagics(Magics):
 
             srv = %mcp_serve
             srv = %mcp_serve --port 8765 --run-in kernel
+            srv = %mcp_serve --name orders
+
+        Give each AI client a token of its own: ``srv.add_client("claude-code")``, or paste
+        ``srv.client_config("claude-code")``.
         """
         args = parse_argstring(self.mcp_serve, line)
         from ._runtime import serve
@@ -73,8 +83,9 @@ class MCPMagics(Magics):
                 run_in=args.run_in,
                 approval=args.approval,
                 allow_remote=args.allow_remote,
+                name=args.name,
             )
-        except MCPNotebookError as exc:
+        except (MCPNotebookError, ValueError) as exc:  # a bad option value: say what to change
             raise UsageError(str(exc)) from None
         # The panel shows approval prompts and activity; it lives in this cell's output.
         from IPython.display import display

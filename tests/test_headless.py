@@ -8,6 +8,7 @@ import os
 import queue
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -300,3 +301,80 @@ def test_the_same_notebook_behaves_the_same_in_a_jupyter_kernel_and_headless(tmp
         served_headless = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
         assert served.stop() == 0
     assert served_headless == in_kernel
+
+
+# -- clients with tokens of their own, and the server's name ---------------------------------------------
+WHO_CELLS: list[tuple[str, list[str]]] = [
+    (
+        "%load_ext mcp_notebook\nimport mcp_notebook\nfrom mcp_notebook import current_client, tool\n"
+        "@tool(read_only=True)\n"
+        "def whoami() -> dict:\n"
+        '    """Who is calling, and which server answers."""\n'
+        "    return {'client': current_client(), 'server': mcp_notebook.current_server().name}",
+        [],
+    ),
+]
+
+
+def whoami(url: str, token: str) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        with anyio.fail_after(60):
+            async with connect(Remote(url, token), "auto") as client:
+                result: dict[str, Any] = (await client.call_tool("whoami", {})).structured_content or {}
+                return result
+
+    return anyio.run(main)
+
+
+def test_each_client_gets_a_token_of_its_own_in_a_file_only_its_owner_reads(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    tokens_file = tmp_path / "private" / "clients.json"
+    options = ("--token", TOKEN, "--name", "shop", "--clients-file", str(tokens_file))
+    with headless(notebook, *options, "--client", "claude-code", "--client", "alice") as served:
+        url = served.line().strip()
+        saved = json.loads(tokens_file.read_text())
+        claude, alice = (saved["clients"][name]["token"] for name in ("claude-code", "alice"))
+        assert whoami(url, claude) == {"client": "claude-code", "server": "shop"}
+        assert whoami(url, alice)["client"] == "alice"
+        assert whoami(url, TOKEN)["client"] == "owner"
+        assert served.stop() == 0
+    assert saved["url"] == url and saved["clients"]["alice"]["header"] == f"Authorization: Bearer {alice}"
+    assert stat.S_IMODE(tokens_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(tokens_file.parent.stat().st_mode) == 0o700
+    assert claude not in served.stderr and alice not in served.stderr  # only the file's path is logged
+    assert str(tokens_file) in served.stderr
+    # A later run reuses the tokens in the file: a client set up once keeps working after a restart.
+    with headless(notebook, *options, "--client", "claude-code", "--client", "bob") as served:
+        url = served.line().strip()
+        assert whoami(url, claude)["client"] == "claude-code"
+        bob = json.loads(tokens_file.read_text())["clients"]["bob"]["token"]
+        assert whoami(url, bob)["client"] == "bob"
+        assert served.stop() == 0
+
+
+def test_a_bad_client_name_stops_serve_before_anything_runs(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    with headless(notebook, "--client", "notebook") as served:
+        assert served.line() == ""
+        code = served.process.wait(timeout=60)
+    assert code == 2 and "reserved" in served.stderr
+
+
+def test_serve_stdio_speaks_as_the_first_client(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    tokens_file = tmp_path / "clients.json"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_notebook.cli", "serve", str(notebook), "--stdio", "--approval", "auto",
+              "--client", "claude-desktop", "--clients-file", str(tokens_file)],
+    )  # fmt: skip
+
+    async def main() -> dict[str, Any]:
+        with (tmp_path / "stdio.stderr").open("w") as errlog, anyio.fail_after(120):
+            async with Client(stdio_client(params, errlog=errlog), mode="auto") as client:
+                result: dict[str, Any] = (await client.call_tool("whoami", {})).structured_content or {}
+                return result
+
+    seen = anyio.run(main)
+    assert seen["client"] == "claude-desktop"
+    assert seen["server"].startswith("served-")  # the name from the notebook's path: served.ipynb

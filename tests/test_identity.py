@@ -192,3 +192,21 @@ def test_serve_takes_a_name_and_checks_it(catalogue: Catalogue) -> None:
         srv.stop()
     with pytest.raises(ValueError, match="server name"):
         mcp_notebook.serve(catalogue=catalogue, name="")
+
+
+@pytest.mark.kernel
+def test_a_jupyter_kernel_names_its_server_after_its_notebook(tmp_path: Path) -> None:
+    import os
+
+    from tests.kernel import Kernel
+
+    # A Jupyter server starts a notebook's kernel with JPY_SESSION_NAME set to the notebook's path.
+    path = tmp_path / "shop" / "orders.ipynb"
+    kernel = Kernel(cwd=str(tmp_path), env={**os.environ, "JPY_SESSION_NAME": str(path)})
+    try:
+        kernel.run("%load_ext mcp_notebook\nsrv = %mcp_serve").raise_for_error()
+        name = kernel.json("srv.name")
+        kernel.run("srv.stop()").raise_for_error()
+    finally:
+        kernel.shutdown()
+    assert name == default_server_name({"JPY_SESSION_NAME": str(path)}) and name.startswith("orders-")
