@@ -51,9 +51,11 @@ def bridge_command(url: str, token: str | None) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
+async def through_bridge(
+    srv: Any, mode: Mode, tmp_path: Path, token: str | None = None, **kwargs: Any
+) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
-    command, *args = bridge_command(srv.url, srv.token)
+    command, *args = bridge_command(srv.url, token or srv.token)
     params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path))
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
@@ -80,6 +82,18 @@ async def test_tools_are_listed_and_called_through_the_bridge(
     # The notebook's activity log and approval prompts name the caller by its token (here the server
     # token: the owner), and show what the bridge says it is as a claim.
     assert server.calls[-1].client == "owner" and server.calls[-1].claimed == "mcp-notebook-bridge"
+
+
+async def test_the_bridge_speaks_with_a_clients_own_token(
+    server: Any, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    define(catalogue)
+    token = server.client_config("claude-desktop").split("--token=", 1)[1].split('"', 1)[0]
+    assert token == server.add_client("claude-desktop")  # the configuration carries the client's own token
+    with anyio.fail_after(60):
+        async with through_bridge(server, "auto", tmp_path, token=token) as client:
+            await client.call_tool("add", {"a": 1, "b": 2})
+    assert server.calls[-1].client == "claude-desktop"
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -232,6 +232,16 @@ def test_cli_config_unknown_client_is_a_usage_error(
     assert "Known clients" in capsys.readouterr().err
 
 
+def test_cli_check_with_a_clients_own_token(
+    server: Any, capsys: pytest.CaptureFixture[str], english: None
+) -> None:
+    token = server.add_client("cursor")
+    assert main(["check", "--url", server.url, "--token", token]) == 0
+    server.revoke_client("cursor")
+    assert main(["check", "--url", server.url, "--token", token]) == 1
+    assert "HTTP 401" in capsys.readouterr().out
+
+
 def test_cli_check_exit_status(server: Any, capsys: pytest.CaptureFixture[str], english: None) -> None:
     assert main(["check", "--url", server.url, "--token", server.token]) == 0
     assert "Connected to" in capsys.readouterr().out
