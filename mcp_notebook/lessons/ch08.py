@@ -999,7 +999,7 @@ class AskingToolExercise(ToolExercise):
         done = _Round()
         try:
             done.result = _blocking(
-                lambda: _ask_through_sdk(server.url, server.token, name, mode, action, done.asked),
+                lambda: _ask_through_sdk(server.url, name, mode, action, done.asked),
                 CALL_TIMEOUT + 5,
             )
         except Exception as exc:
@@ -1017,7 +1017,7 @@ class AskingToolExercise(ToolExercise):
         return [t("lessons.ch08.ask.checked"), f"{t('lessons.solution.why')}: {self.text('explanation')}"]
 
 
-async def _ask_through_sdk(url: str, token: str, name: str, mode: str, action: str, asked: list[Any]) -> Any:
+async def _ask_through_sdk(url: str, name: str, mode: str, action: str, asked: list[Any]) -> Any:
     """Call `name` with the official SDK client in `mode`; the user (this function) accepts or declines."""
     import anyio
     import httpx2
