@@ -97,8 +97,15 @@ class ToolServer:
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
         self._legacy_sessions: dict[str, ServerSession] = {}
-        # 2026-07-28: every sealed requestState names one round; a round can be answered once.
-        self.rounds = RoundLedger()
+        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
+        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
+        # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
+        # "the authenticated principal, rejecting state presented by a different principal"). Only
+        # calls of tools and prompts that take a Context go through it (no one else mints state), so
+        # every other request pays nothing for it. Each state also names one round, answerable once.
+        security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
+        self.boundary = RequestStateBoundary(security, default_audience=name)
+        self.rounds = RoundLedger(ttl=security.ttl)
         self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
@@ -110,14 +117,6 @@ class ToolServer:
         )
         # Handshake-era logging/setLevel, per session (2026-07-28 opts in per request instead).
         self._log_levels: dict[str, str] = {}
-        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
-        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
-        # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
-        # "the authenticated principal, rejecting state presented by a different principal"). Only
-        # calls of tools and prompts that take a Context go through it (no one else mints state), so
-        # every other request pays nothing for it.
-        security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
-        self.boundary = RequestStateBoundary(security, default_audience=name)
         self.tool_calls = ToolCalls(
             catalogue=catalogue,
             runner=runner,
