@@ -179,12 +179,16 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": (
             "Missing or wrong token. This mcp-notebook server needs its token: send the header "
             "'Authorization: Bearer <token>' or add '?token=<token>' to the URL. In the notebook the token "
-            "is srv.token (or run %mcp_status); set MCP_NOTEBOOK_TOKEN before serving to choose it."
+            "is srv.token (or run %mcp_status); set MCP_NOTEBOOK_TOKEN before serving to choose it. A client "
+            "with a token of its own gets it from srv.client_config(...) or srv.add_client(name), and needs it "
+            "again after srv.revoke_client(name) or a server restart."
         ),
         "ko": (
             "토큰이 없거나 틀립니다. 이 mcp-notebook 서버에는 토큰이 필요합니다: 'Authorization: Bearer <토큰>' "
             "헤더를 보내거나 URL에 '?token=<토큰>'을 붙이세요. 노트북에서는 srv.token(또는 %mcp_status)으로 "
-            "토큰을 볼 수 있고, 서버를 켜기 전에 MCP_NOTEBOOK_TOKEN을 설정하면 직접 정할 수 있습니다."
+            "토큰을 볼 수 있고, 서버를 켜기 전에 MCP_NOTEBOOK_TOKEN을 설정하면 직접 정할 수 있습니다. 자기 토큰을 "
+            "쓰는 클라이언트는 srv.client_config(...)나 srv.add_client(이름)에서 토큰을 받고, "
+            "srv.revoke_client(이름)으로 내보냈거나 서버를 다시 켰다면 토큰을 다시 받아야 합니다."
         ),
     },
     # -- server lifecycle -----------------------------------------------------------------------
