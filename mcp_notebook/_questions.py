@@ -152,17 +152,19 @@ def new_state(answers: Mapping[str, Any], *, approved: bool, asked: list[str], r
 
 
 def this_rounds_answers(state: Mapping[str, Any], responses: Any) -> dict[str, Any] | None:
-    """The ``inputResponses`` that answer the questions the state's round asked; the rest is ignored.
+    """The ``inputResponses`` a round may use: with a state, only the answers to that round's questions.
 
-    An answer is bound to its round: a response for a question asked in no round, or in an earlier
-    one, is never read (spec 2026-07-28 basic/patterns/mrtr: unexpected responses SHOULD be ignored),
-    so a client can neither answer ahead of being asked nor rewrite an answer already given.
+    An answer is bound to its round: once a state names the questions of a round, a response to
+    any other question (a later one, sent early, or an earlier one, rewritten) is never read (spec
+    2026-07-28 basic/patterns/mrtr: unexpected responses SHOULD be ignored). A first call carries
+    no state and may bring answers up front; the tool reads those it asks for and nothing else (the
+    conformance suite's ``input-required-result-ignore-extra-params`` expects exactly that).
     """
     if not isinstance(responses, dict):
         return None
     asked = state.get("asked")
     if not isinstance(asked, list):
-        return {}
+        return dict(responses)  # the first round: no earlier answers to protect
     return {key: responses[key] for key in asked if isinstance(key, str) and key in responses}
 
 

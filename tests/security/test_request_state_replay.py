@@ -117,10 +117,9 @@ def answer(field: str, value: str) -> dict[str, Any]:
 
 
 def test_answers_count_only_for_the_questions_of_their_round(survey: Any) -> None:
-    # Answers sent before anything was asked are not taken: the first question is asked.
-    first = step(survey, inputResponses={"name": answer("name", "Eve"), "color": answer("color", "red")})
+    first = step(survey)
     assert first["resultType"] == "input_required" and set(first["inputRequests"]) == {"name"}
-    # An answer to a later question, sent early, is not taken either: that question is asked in its turn.
+    # An answer to a later question, sent early, is not taken: that question is asked in its turn.
     second = step(
         survey,
         inputResponses={"name": answer("name", "Mina"), "color": answer("color", "red")},
@@ -134,3 +133,10 @@ def test_answers_count_only_for_the_questions_of_their_round(survey: Any) -> Non
         requestState=second["requestState"],
     )
     assert done["content"][0]["text"] == "Mina likes blue"
+
+
+def test_a_first_call_may_bring_its_answers_up_front(survey: Any) -> None:
+    # No state yet, no round to bind to: the tool reads the answers it asks for, and ignores the rest
+    # (the official conformance suite's input-required-result-ignore-extra-params).
+    extra = {"name": answer("name", "Eve"), "color": answer("color", "red"), "unknown": answer("x", "y")}
+    assert step(survey, inputResponses=extra)["content"][0]["text"] == "Eve likes red"
