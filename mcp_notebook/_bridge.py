@@ -1,100 +1,83 @@
 """``mcp-notebook bridge URL``: a stdio MCP server that forwards to a Streamable HTTP server.
 
 Claude Desktop (and other stdio-only clients) launch servers as commands; a notebook serves over
-HTTP. The bridge is both: the SDK's low-level `Server` on stdin/stdout downstream, the SDK's
-`Client` upstream. Tools, resources (and templates, reads, subscriptions), prompts and completion
-are forwarded as they are, pages and errors included (an upstream `MCPError` reaches the stdio
-client with its code; only "resource not found", whose code changed between the eras, is given
-in the stdio client's era). Either era may face either side; change notifications are carried
-across by `ChangeRelay` (``_bridge_relay``).
+HTTP. The bridge is both: the SDK's low-level `Server` on stdin/stdout downstream, SDK `Client`s
+upstream. ``mcp-notebook serve NB --stdio`` is this bridge in front of the headless kernel's
+server, so both stdio paths carry the same things, in both eras on either side:
+
+- every request, and what comes back while it runs: progress (when the stdio client asked for it),
+  log lines (at the level it set) and the server's questions (`_bridge_requests`, `_bridge_held`);
+- change notifications and subscriptions (`_bridge_relay`);
+- cancellation: a cancelled stdio request abandons its upstream request, which cancels it there;
+- bad input: what the HTTP server answers a malformed message, the stdio side answers too.
+
+The upstream connections (one per set of capabilities the stdio client declares, in its era where
+the server speaks it) are `_bridge_upstream`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
 import anyio.abc
-import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
+from ._bridge_held import HeldCalls
 from ._bridge_relay import ChangeRelay
-from ._text import add_messages, t
-from ._version import __version__
+from ._bridge_requests import RequestRelay
+from ._bridge_upstream import Upstreams, open_upstream
+from ._envelope import envelope_problem, not_a_message
+from ._text import t
+
+__all__ = ["Bridge", "open_upstream", "run_bridge", "serve_bridge"]
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "bridge.upstream_failed": {
-            "en": "The notebook server at {url} did not answer: {error}. Is the kernel still serving?",
-            "ko": "{url}의 노트북 서버가 답하지 않았습니다: {error}. 커널이 아직 서빙 중인지 확인하세요.",
-        },
-    }
-)
-
-# resources/read of an unknown URI: spec 2025-11-25 server/resources "Error Handling".
-_NOT_FOUND_2025 = -32002
-
-
-@contextlib.asynccontextmanager
-async def open_upstream(
-    url: str, token: str | None, on_message: Any = None, *, mode: str = "auto"
-) -> AsyncIterator[Client]:
-    """An SDK client for `url` with the token as a bearer header and no response cache (never stale)."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    # No read timeout: a listen stream stays open and quiet for as long as the notebook does not change.
-    timeout = httpx2.Timeout(30, read=None)
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-        Client(
-            streamable_http_client(url, http_client=http),
-            mode=mode,
-            cache=None,
-            message_handler=on_message,
-            # The notebook's activity log and approval prompts name the caller: say it is the bridge.
-            client_info=types.Implementation(name="mcp-notebook-bridge", version=__version__),
-        ) as client,
-    ):
-        yield client
+_NO_CACHE = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
 
 
 class Bridge:
-    """Forwards one stdio connection to one upstream client."""
+    """Forwards one stdio connection to the server at `url`."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token: str | None = None) -> None:
         self.url = url
         self.relay = ChangeRelay(url)
-        self._client: Client | None = None
+        self.upstreams = Upstreams(url, token, self.relay.on_upstream_message)
+        self.held = HeldCalls()
+        self.requests = RequestRelay(url, self.upstreams, self.held)
 
     @property
     def client(self) -> Client:
-        assert self._client is not None, "build_server() first"
-        return self._client
+        return self.upstreams.first
 
-    def build_server(self, client: Client, group: anyio.abc.TaskGroup) -> Server[Any]:
-        """The stdio-facing server, offering what the upstream offers."""
-        self._client = client
+    def build_server(self, group: anyio.abc.TaskGroup) -> Server[Any]:
+        """The stdio-facing server, offering what the upstream offers (once `upstreams` is open)."""
+        client = self.client
+        self.upstreams.attach(group)
+        self.held.attach(group)
         self.relay.attach(client, group)
         caps = client.server_capabilities
         info = client.server_info
+        relay = self.requests
         handlers: dict[str, Any] = {}
         if caps.tools is not None:
-            handlers |= {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
+            handlers |= {"on_list_tools": relay.list_tools, "on_call_tool": relay.call_tool}
         if caps.resources is not None:
             handlers |= {
-                "on_list_resources": self._list_resources,
-                "on_list_resource_templates": self._list_templates,
-                "on_read_resource": self._read_resource,
+                "on_list_resources": relay.list_resources,
+                "on_list_resource_templates": relay.list_templates,
+                "on_read_resource": relay.read_resource,
             }
             if caps.resources.subscribe:
                 handlers |= {
@@ -102,85 +85,108 @@ class Bridge:
                     "on_unsubscribe_resource": self.relay.unsubscribe,
                 }
         if caps.prompts is not None:
-            handlers |= {"on_list_prompts": self._list_prompts, "on_get_prompt": self._get_prompt}
+            handlers |= {"on_list_prompts": relay.list_prompts, "on_get_prompt": relay.get_prompt}
         if caps.completions is not None:
-            handlers["on_completion"] = self._complete
+            handlers["on_completion"] = relay.complete
+        cached = (
+            "tools/list",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "prompts/list",
+        )
         server: Server[Any] = Server(
             info.name if info is not None else "mcp-notebook-bridge",
             version=info.version if info is not None else "",
             title=info.title if info is not None else None,
             instructions=client.instructions,
+            cache_hints=dict.fromkeys(cached, _NO_CACHE),  # type: ignore[arg-type]
             on_subscriptions_listen=self.relay.listen,
             **handlers,
         )
-        server.middleware.append(self.relay.track_sessions)
+        if caps.logging is not None:
+            # Registered directly: the constructor's on_set_logging_level warns that 2026-07-28 dropped it.
+            server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, relay.set_level)
+        server.middleware += [self._check_envelope, self._track_session]
         return server
 
-    # -- requests, forwarded -----------------------------------------------------------------------
-    async def _forward(self, request: Awaitable[Any]) -> Any:
-        try:
-            return await request
-        except MCPError:
-            raise  # the upstream's answer, code and all
-        except Exception as exc:
-            raise MCPError(
-                types.INTERNAL_ERROR, t("bridge.upstream_failed", url=self.url, error=exc)
-            ) from exc
+    # -- middleware ----------------------------------------------------------------------------------
+    async def _track_session(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Remember the stdio connection of a 2025-11-25 client once its ``initialize`` is answered.
 
-    @staticmethod
-    def _cursor(params: types.PaginatedRequestParams | None) -> str | None:
-        return params.cursor if params is not None else None
+        Any request's session reaches the connection (the SDK makes one per request), and a stdio
+        bridge serves exactly one. Not at ``notifications/initialized``: a change made right after the
+        handshake would race it.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "initialize":
+            self.relay.stdio_session = self.upstreams.stdio_session = ctx.session
+        return result
 
-    async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
-        return await self._forward(self.client.list_tools(cursor=self._cursor(params)))
+    async def _check_envelope(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        """A malformed ``tools/call`` gets the answer the HTTP server gives it, not a pydantic dump."""
+        if ctx.request_id is not None:
+            problem = envelope_problem(
+                {"jsonrpc": "2.0", "id": ctx.request_id, "method": ctx.method, "params": ctx.params}
+            )
+            if problem is not None:
+                raise MCPError(problem[0], problem[1])
+        return await call_next(ctx)
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
-        return await self._forward(self.client.call_tool(params.name, params.arguments))
 
-    async def _list_resources(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
-        return await self._forward(self.client.list_resources(cursor=self._cursor(params)))
+@contextlib.asynccontextmanager
+async def screened(read: Any, write: Any) -> AsyncIterator[Any]:
+    """The stdio client's messages, with each line that is not one answered as the HTTP server would.
 
-    async def _list_templates(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
-        return await self._forward(self.client.list_resource_templates(cursor=self._cursor(params)))
+    The SDK drops such a line (a batch, a bare value, broken JSON, an object that is no JSON-RPC
+    message) without a word, and a client waiting for its answer would wait forever.
+    """
+    send, receive = anyio.create_memory_object_stream[Any](0)
 
-    async def _read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
-        try:
-            return await self._forward(self.client.read_resource(str(params.uri)))
-        except MCPError as exc:
-            # "Resource not found" changed code between eras (-32002 → -32602): speak the client's.
-            downstream_modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-            if downstream_modern != self.relay.modern and exc.code in (_NOT_FOUND_2025, types.INVALID_PARAMS):
-                code = types.INVALID_PARAMS if downstream_modern else _NOT_FOUND_2025
-                raise MCPError(code, exc.error.message, exc.error.data) from None
-            raise
+    async def screen() -> None:
+        async with send:
+            async for item in read:
+                if not isinstance(item, ValidationError):
+                    await send.send(item)
+                    continue
+                code, message, request_id = _answer_to(item)
+                error = types.JSONRPCError(
+                    jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+                )
+                await write.send(SessionMessage(error))
 
-    async def _list_prompts(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
-        return await self._forward(self.client.list_prompts(cursor=self._cursor(params)))
+    async with anyio.create_task_group() as group, receive:
+        group.start_soon(screen)
+        yield receive
+        group.cancel_scope.cancel()
 
-    async def _get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
-        return await self._forward(self.client.get_prompt(params.name, params.arguments))
 
-    async def _complete(self, ctx: Any, params: types.CompleteRequestParams) -> Any:
-        argument = {"name": params.argument.name, "value": params.argument.value}
-        context = params.context.arguments if params.context is not None else None
-        return await self._forward(self.client.complete(params.ref, argument, context_arguments=context))
+def _answer_to(error: ValidationError) -> tuple[int, str, Any]:
+    """The JSON-RPC error for a stdio line the SDK could not read as a message (``id`` when it has one)."""
+    first = error.errors()[0]
+    if first["type"] == "json_invalid":
+        return types.PARSE_ERROR, f"Parse error: {first.get('msg', '')}", None
+    value = first.get("input")
+    problem = envelope_problem(value)
+    if problem is not None:
+        return problem
+    request_id = value.get("id") if isinstance(value, dict) else None
+    valid_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
+    return types.INVALID_REQUEST, not_a_message(value), request_id if valid_id else None
 
 
 async def serve_bridge(url: str, token: str | None) -> None:
     """Serve `url` on this process's stdin/stdout until the stdio client disconnects."""
-    bridge = Bridge(url)
-    async with (
-        open_upstream(url, token, bridge.relay.on_upstream_message) as client,
-        anyio.create_task_group() as group,
-    ):
-        server = bridge.build_server(client, group)
+    bridge = Bridge(url, token)
+    async with bridge.upstreams.open(), anyio.create_task_group() as group:
+        server = bridge.build_server(group)
         if bridge.relay.modern:
             await group.start(bridge.relay.watch_lists)
         options = server.create_initialization_options(
             NotificationOptions(tools_changed=True, resources_changed=True, prompts_changed=True)
         )
-        async with stdio_server() as (read, write):
-            await server.run(read, write, options)
+        async with stdio_server() as (read, write), screened(read, write) as messages:
+            await server.run(messages, write, options)
         group.cancel_scope.cancel()
 
 

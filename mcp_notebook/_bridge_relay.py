@@ -59,8 +59,11 @@ class ChangeRelay:
         self._group: anyio.abc.TaskGroup | None = None
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
-        self._legacy_sessions: dict[int, ServerSession] = {}
-        self._subscribers: dict[str, set[int]] = {}
+        # The stdio connection of a 2025-11-25 client (set by the bridge once its initialize is
+        # answered), and the URIs it subscribed to. A bridge serves one stdio connection, which is
+        # the stable thing to track: the SDK makes a new session object for every request.
+        self.stdio_session: ServerSession | None = None
+        self._subscribed: set[str] = set()
         self._watched: Counter[str] = Counter()
         self._watchers: dict[str, anyio.CancelScope] = {}
 
@@ -77,30 +80,17 @@ class ChangeRelay:
         return self.client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     # -- downstream ---------------------------------------------------------------------------------
-    async def track_sessions(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Server middleware: remember each 2025-11-25 stdio session once its ``initialize`` is answered.
-
-        Not at ``notifications/initialized``: a change made right after the handshake would race it.
-        """
-        result = await call_next(ctx)
-        if ctx.method == "initialize":
-            self._legacy_sessions[id(ctx.session)] = ctx.session
-        return result
-
     async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
-        subscribers = self._subscribers.setdefault(uri, set())
-        if id(ctx.session) not in subscribers:
+        if uri not in self._subscribed:  # subscribing twice is one subscription, as on the server
             await self._watch(uri)
-            subscribers.add(id(ctx.session))
-        self._legacy_sessions.setdefault(id(ctx.session), ctx.session)
+            self._subscribed.add(uri)
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
-        subscribers = self._subscribers.get(uri, set())
-        if id(ctx.session) in subscribers:
-            subscribers.discard(id(ctx.session))
+        if uri in self._subscribed:
+            self._subscribed.discard(uri)
             await self._unwatch(uri)
         return types.EmptyResult()
 
@@ -119,19 +109,17 @@ class ChangeRelay:
     async def deliver(self, event: ServerEvent) -> None:
         """Pass one upstream change to every downstream listener of either era."""
         await self._bus.publish(event)
-        if isinstance(event, ResourceUpdated):
-            targets = self._subscribers.get(event.uri, set())
-            for key in list(targets):
-                session = self._legacy_sessions.get(key)
-                if session is not None:
-                    with contextlib.suppress(Exception):
-                        await session.send_resource_updated(event.uri)
+        session = self.stdio_session
+        if session is None:
             return
-        for key, session in list(self._legacy_sessions.items()):
-            try:
+        try:
+            if isinstance(event, ResourceUpdated):
+                if event.uri in self._subscribed:
+                    await session.send_resource_updated(event.uri)
+            else:
                 await _LEGACY_SEND[type(event)](session)
-            except Exception:  # that client went away
-                self._legacy_sessions.pop(key, None)
+        except Exception:  # the stdio client went away
+            self.stdio_session = None
 
     # -- upstream -------------------------------------------------------------------------------------
     async def on_upstream_message(self, message: Any) -> None:

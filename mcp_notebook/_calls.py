@@ -11,6 +11,7 @@ arguments nor catches tool exceptions, so both happen here. Every call is record
 from __future__ import annotations
 
 import logging
+import math
 import time
 from typing import Any, NoReturn
 
@@ -22,7 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
-from ._approval import ApprovalPolicy
+from ._approval import ApprovalPolicy, ApprovalRequest
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
 from ._context import Context
@@ -65,6 +66,8 @@ class ToolCalls:
         self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
         self.result_limit = result_limit
         self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
+        # Handshake-era calls waiting for a person, by (session id, request id): see client_gone.
+        self._waiting: dict[tuple[str, str], ApprovalRequest] = {}
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         entry = self.catalogue.get(params.name)
@@ -207,7 +210,7 @@ class ToolCalls:
             # A later round of a call a person already approved (the SDK verified the sealed state:
             # this very tool, these very arguments, this identity; the ledger: its first answer).
             record.decision = "approved"
-        elif (refusal := await self._ask(entry, arguments, record, identity)) is not None:
+        elif (refusal := await self._ask(ctx, entry, arguments, record, identity)) is not None:
             record.outcome = record.decision
             return error_result(refusal)
         context = None
@@ -241,10 +244,15 @@ class ToolCalls:
         finally:
             if context is not None:
                 context.close()
-        return self.guards.finish(result)
+        return self.guards.finish(result, entry.output_schema)
 
     async def _ask(
-        self, entry: Any, arguments: dict[str, Any], record: CallRecord, identity: Identity
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
     ) -> str | None:
         """Ask a person when the policy says so; the refusal message, or None to run the call."""
         if not self.approval.needs_approval(
@@ -259,10 +267,44 @@ class ToolCalls:
             arguments=arguments,
             client=identity.name,
             claimed=record.claimed,
+            definition=entry.fingerprint,
         )
-        decision = await self.approval.decide(request)
+
+        async def keep_alive(elapsed: float, left: float) -> None:
+            # Clients give up on a request after a while (60 s in the TypeScript SDK, and in the
+            # clients built on it) unless progress resets their clock; a person may need longer.
+            # A no-op for a call without a progressToken. Progress must grow: the seconds waited.
+            message = t("approval.waiting", tool=entry.name, seconds=math.ceil(left))
+            await ctx.session.report_progress(round(elapsed, 3), self.approval.timeout, message)
+
+        # A handshake-era client that hangs up leaves its call running in the session (the SDK
+        # does not cancel it): the Gate reports the hang-up here, by session and request id.
+        session = session_id_of(ctx) if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS else None
+        key = (session, str(ctx.request_id)) if session else None
+        if key is not None:
+            self._waiting[key] = request
+        try:
+            decision = await self.approval.decide(request, keep_alive)
+        except anyio.get_cancelled_exc_class():
+            record.decision = "withdrawn"  # 2026-07-28: the SDK cancels a call whose client left
+            raise
+        finally:
+            if key is not None:
+                self._waiting.pop(key, None)
         record.decision = decision
         return self.approval.message(decision, entry.name)
+
+    def client_gone(self, session_id: str, request_id: str) -> None:
+        """The client of a handshake-era call hung up: withdraw its approval prompt, if it waits.
+
+        Spec 2025-11-25 (basic/transports) says a disconnection is not a cancellation, because a
+        client may resume the stream; this server keeps no event store, so nothing can resume it,
+        and the result of a call approved now would reach no one. A person must not be asked to
+        run it (and a late Approve must not run it).
+        """
+        request = self._waiting.get((session_id, request_id))
+        if request is not None:
+            request._resolve("withdrawn")
 
     async def _run(
         self,

@@ -36,6 +36,18 @@ add_messages(
                 '{{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}} 같은 JSON 객체 하나를 보내세요.'
             ),
         },
+        "envelope.not_a_message": {
+            "en": (
+                "The message is no JSON-RPC request, notification or response: a request needs "
+                '"jsonrpc": "2.0", an "id" and a "method" (got the keys {keys}). Send an object such as '
+                '{{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}.'
+            ),
+            "ko": (
+                "메시지가 JSON-RPC 요청, 알림, 응답 중 어느 것도 아닙니다. 요청에는 "
+                '"jsonrpc": "2.0", "id", "method"가 있어야 합니다(받은 키: {keys}). '
+                '{{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}} 같은 객체를 보내세요.'
+            ),
+        },
         "envelope.bad_call": {
             "en": "tools/call needs {fix}; got {got}.",
             "ko": "tools/call에는 {fix}이(가) 필요합니다. 받은 값: {got}.",
@@ -62,6 +74,12 @@ _KINDS = {
     float: ("a number", "수"),
     str: ("a string", "문자열"),
 }
+
+
+def not_a_message(message: Any) -> str:
+    """What to say of a JSON object that is no JSON-RPC message (wrong keys or values)."""
+    keys = ", ".join(repr(key) for key in message) if isinstance(message, dict) else "-"
+    return t("envelope.not_a_message", keys=clip(keys, 80))
 
 
 def envelope_problem(message: Any) -> tuple[int, str, Any] | None:

@@ -11,7 +11,7 @@ GET streams), the default is the SDK's own: streams.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -39,7 +39,11 @@ class _ReplyChoosingTransport(StreamableHTTPServerTransport):
 
 
 class SessionManager(StreamableHTTPSessionManager):
-    """The SDK's session manager, with the JSON-or-stream choice made per request (both eras)."""
+    """The SDK's session manager, with the JSON-or-stream choice made per request (both eras), and
+    word of every handshake-era session that ends (DELETE, idle timeout, crash), so that what the
+    server kept for it (subscriptions, log level) goes with it."""
+
+    on_session_end: Callable[[str], None] | None = None
 
     @property
     def json_response(self) -> bool:  # read per 2026-07-28 request, as it is handed on
@@ -55,6 +59,11 @@ class SessionManager(StreamableHTTPSessionManager):
             # The SDK builds the transport itself; the subclass only adds the per-request choice.
             transport.__class__ = _ReplyChoosingTransport
         return transport
+
+    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        await super()._discard_session(session_id, transport)
+        if self.on_session_end is not None:
+            self.on_session_end(session_id)
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ import contextvars
 import os
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,31 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
+from ._arguments import argument_problems, compile_validator
 from ._audit import AuditLog
 from ._guards import RateLimited, TokenBucket, sanitize_result
 from ._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
+from ._results import error_result
+from ._text import add_messages, t
+
+add_messages(
+    {
+        "guard.unclean_output": {
+            "en": (
+                "The tool's structured result held control characters (terminal escapes, bidi overrides or "
+                "invisible tag characters), which are removed before anything is sent; without them it no "
+                "longer matches the tool's output schema: {problems}. The tool must return plain text in "
+                "its structured result: tell the person who wrote it."
+            ),
+            "ko": (
+                "도구의 구조화된 결과에 제어 문자(터미널 이스케이프, 양방향 재정렬 문자, 보이지 않는 태그 문자)가 "
+                "들어 있었습니다. 이런 문자는 보내기 전에 지우는데, 지우고 나니 출력 스키마에 맞지 않습니다: "
+                "{problems}. 도구가 구조화된 결과에 평범한 텍스트만 돌려주어야 합니다. 도구를 만든 사람에게 "
+                "알리세요."
+            ),
+        },
+    }
+)
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 
@@ -149,8 +171,23 @@ class Guardrails:
                 self._store = IdempotencyStore(self._idempotency_path)
             return self._store
 
-    def finish(self, result: dict[str, Any]) -> dict[str, Any]:
-        return sanitize_result(result, self.max_output_chars)
+    def finish(
+        self, result: dict[str, Any], output_schema: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """`result` sanitized; with an `output_schema`, structured content that still conforms to it.
+
+        Removing control characters from structured content can break a constraint the tool met
+        (a ``pattern``, a ``const``, a ``minLength``): the client would then reject the result,
+        so the model gets an error result saying why instead.
+        """
+        clean = sanitize_result(result, self.max_output_chars)
+        structured = clean.get("structuredContent")
+        if output_schema is None or structured is None or structured is result.get("structuredContent"):
+            return clean
+        problems = argument_problems(compile_validator(output_schema), structured)
+        if not problems:
+            return clean
+        return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
     def record(self, record: Any) -> None:
         if self.audit is None:

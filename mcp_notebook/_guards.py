@@ -6,7 +6,9 @@ prints; the clock is injected so tests never sleep.
 - `TokenBucket`: per-tool rate limit; `try_acquire()` says how long to wait when over the limit,
   `RateLimited` is the matching error result for the model.
 - `sanitize_text` / `sanitize_result`: strip control characters and cap the size of what a tool
-  sends back to the model.
+  sends back to the model (text blocks and the strings of ``structuredContent`` alike).
+- `visible` / `visible_html`: the same characters made visible instead (``⟨U+202E⟩``), for what a
+  person reads before approving a call: a prompt must show exactly what will run.
 - `looks_secret` / `redact`: recognise secret-looking argument names and hide their values (the
   audit log, `_audit`, writes arguments redacted).
 """
@@ -14,6 +16,7 @@ prints; the clock is injected so tests never sleep.
 from __future__ import annotations
 
 import functools
+import html
 import json
 import math
 import re
@@ -127,15 +130,18 @@ class TokenBucket:
 
 # C0 controls except tab and newline, DEL, C1 controls: they can move a terminal's cursor, rewrite
 # what a person sees and hide text from a reviewer. Unicode tag characters (U+E0000-U+E007F) are
-# invisible and have been used to smuggle instructions to models, so they go too.
-_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\U000e0000-\U000e007f]")
+# invisible and have been used to smuggle instructions to models, so they go too, as do the bidi
+# embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069: "Trojan Source", text
+# that reads differently from what it is). Right-to-left text needs none of them to display;
+# the marks U+200E/U+200F and the joiners some scripts and emoji need are kept.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
 
 def sanitize_text(text: str, max_chars: int) -> str:
     """`text` without control characters, cut to `max_chars` characters plus a visible marker.
 
-    ``\\r\\n`` becomes ``\\n``; tab and newline are kept; other C0/C1 controls and invisible Unicode
-    tag characters are removed. When the cleaned text is longer than `max_chars`, the first
+    ``\\r\\n`` becomes ``\\n``; tab and newline are kept; other C0/C1 controls, bidi overrides and
+    invisible Unicode tag characters are removed. When the cleaned text is longer than `max_chars`, the first
     `max_chars` characters are kept and a line ``[truncated N characters]`` (in the current
     language) says how many were cut, so the model knows the text is incomplete.
     """
@@ -164,26 +170,36 @@ def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]
     - Text blocks (and the text of embedded ``resource`` blocks) lose their control characters
       and share one budget of `max_chars` characters: blocks past the budget keep only the
       truncation marker. Images, audio and links are left as they are.
-    - ``structuredContent`` is left untouched while its JSON fits in `max_chars`. It cannot be
-      cut (it must conform to the tool's output schema) or dropped (the spec requires it when
-      there is an output schema), so a larger one turns the whole result into an error result
-      asking the model to request less.
+    - The strings of ``structuredContent`` (keys and values, at any depth) lose their control
+      characters too, and a text block holding its JSON is written again from the cleaned value,
+      so both still say the same. Whoever checks it against an output schema does so after this.
+    - ``structuredContent`` cannot be cut (it must conform to the tool's output schema) or
+      dropped (the spec requires it when there is an output schema), so one whose JSON is over
+      `max_chars` turns the whole result into an error result asking the model to request less.
 
     A result that needs no change is returned as it is (a dict), else a changed copy.
     """
     structured = result.get("structuredContent")
+    rewritten: dict[str, str] = {}
     if structured is not None:
-        size = len(_SIZE_ENCODER.encode(structured))
+        encoded = _SIZE_ENCODER.encode(structured)
+        size = len(encoded)
         if size > max_chars:
             message = t("guard.too_large", size=size, limit=max_chars)
             return {"content": [{"type": "text", "text": message}], "isError": True}
+        # One regex pass over the JSON says whether any string needs cleaning: the common case
+        # walks nothing. (JSON escapes C0 controls as \uXXXX, so the escapes are looked for too.)
+        if _CONTROL_RE.search(encoded) or _ESCAPED_CONTROL_RE.search(encoded):
+            cleaned = _clean_value(structured)
+            rewritten = _json_texts(result, structured, cleaned)
+            result = {**result, "structuredContent": cleaned}
     budget = max_chars
-    changed = False
+    changed = bool(rewritten)
     blocks: list[Any] = []
     for block in result.get("content", []):
         if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
             text = block["text"]
-            cleaned = _clean(text)
+            cleaned = rewritten.get(text) or _clean(text)
             capped = _cap(cleaned, budget)
             budget -= min(budget, len(cleaned))
             if capped != text:
@@ -201,6 +217,87 @@ def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]
     if not changed and isinstance(result, dict) and "content" in result:
         return result
     return {**result, "content": blocks}
+
+
+# A JSON string escape of a character `_CONTROL_RE` removes: \b, \f and \r have short forms, the rest
+# of C0, DEL and C1 the \u00XX form (the others are not escaped). An escaped backslash followed by one
+# of those letters matches too: it only costs a walk that finds nothing.
+_ESCAPED_CONTROL_RE = re.compile(r"\\(?:[bfr]|u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f]))", re.IGNORECASE)
+
+
+def _clean_value(value: Any) -> Any:
+    """`value` (JSON) with control characters removed from every string, keys included."""
+    if isinstance(value, str):
+        return _clean(value)
+    if isinstance(value, Mapping):
+        return {_clean(str(key)): _clean_value(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_value(item) for item in value]
+    return value
+
+
+def _json_texts(result: Mapping[str, Any], before: Any, after: Any) -> dict[str, str]:
+    """Text blocks that are the JSON of `before` (or of its ``result``), mapped to that of `after`.
+
+    The server puts the JSON of the structured content in a text block too (the spec's SHOULD);
+    cleaning only one of them would make them disagree.
+    """
+    views = [(before, after)]
+    if isinstance(before, Mapping) and set(before) == {"result"} and isinstance(after, Mapping):
+        views.append((before["result"], after.get("result")))  # a wrapped value: its text is the value
+    texts: dict[str, str] = {}
+    for block in result.get("content", []):
+        text = block.get("text") if isinstance(block, Mapping) and block.get("type") == "text" else None
+        if not isinstance(text, str) or text in texts:
+            continue
+        try:
+            shown = json.loads(text)
+        except ValueError:
+            continue
+        for old, new in views:
+            if shown == old and not isinstance(old, str):
+                pretty = "\n" in text
+                texts[text] = json.dumps(new, ensure_ascii=False, indent=2 if pretty else None)
+                break
+    return texts
+
+
+# -- making hidden characters visible ----------------------------------------------------------------------
+
+# What a person must see before approving: controls, bidi controls and marks, zero-width characters,
+# the byte-order mark used as a zero-width no-break space, and Unicode tag characters. Each is
+# shown as ⟨U+XXXX⟩, so an ANSI escape (ESC = ⟨U+001B⟩) cannot act on a terminal and a right-to-left
+# override cannot reorder what follows it.
+_HIDDEN_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def _marker(match: re.Match[str]) -> str:
+    return f"⟨U+{ord(match.group()):04X}⟩"
+
+
+def visible(text: str) -> str:
+    """`text` with every invisible or text-rewriting character shown as ``⟨U+XXXX⟩``.
+
+    Tab and newline stay. Nothing is removed, so a person approving a call sees exactly what the
+    client sent: ``"rm\\u202etxt.exe"`` reads ``rm⟨U+202E⟩txt.exe``, and ``"\\x1b[2J"`` reads
+    ``⟨U+001B⟩[2J`` instead of clearing the screen.
+    """
+    return _HIDDEN_RE.sub(_marker, text)
+
+
+def visible_html(text: str) -> str:
+    """`visible` for HTML: escaped, each marker highlighted so it stands out from the text around it."""
+    parts: list[str] = []
+    last = 0
+    for match in _HIDDEN_RE.finditer(text):
+        parts.append(html.escape(text[last : match.start()]))
+        parts.append(f"<mark title='hidden character'>{_marker(match)}</mark>")
+        last = match.end()
+    parts.append(html.escape(text[last:]))
+    return "".join(parts)
 
 
 # -- secrets ---------------------------------------------------------------------------------------------

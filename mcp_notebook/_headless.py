@@ -28,20 +28,55 @@ import ipaddress
 import json
 import logging
 import os
+import queue
 import re
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ._idempotency import default_path as _idempotency_path
 from ._identity import check_client_name, default_server_name
 from ._secrets import new_token
+from ._terminal_approval import TerminalApprovals
+from ._text import add_messages, t
 
 logger = logging.getLogger(__name__)
+
+add_messages(
+    {
+        "headless.asks_here": {
+            "en": (
+                "approval is {mode!r}: outside calls that need a person's approval (of tools not marked read-only; "
+                "with 'always', of every tool) are asked about here, at this terminal: answer y (approve), n (deny) "
+                "or a (always allow that tool)."
+            ),
+            "ko": (
+                "approval은 {mode!r}입니다: 사람의 승인이 필요한 바깥 호출(읽기 전용이 아닌 도구, 'always'면 모든 "
+                "도구)은 여기 이 터미널에서 묻습니다. y(승인), n(거절), a(그 도구는 항상 허용)로 답하세요."
+            ),
+        },
+        "headless.declines": {
+            "en": (
+                "approval is {mode!r} and no terminal is attached to ask a person (stdin is not a terminal, or "
+                "carries the protocol with --stdio): outside calls that need approval (of tools not marked "
+                "read-only; with 'always', of every tool) are declined at once, and the client is told why. Pass "
+                '--approval auto to run them without asking, or mark a tool @tool(approval="never") in the '
+                "notebook; run serve in a terminal to answer each call there."
+            ),
+            "ko": (
+                "approval은 {mode!r}인데 사람에게 물을 터미널이 없습니다(stdin이 터미널이 아니거나, --stdio로 "
+                "프로토콜이 쓰고 있음): 승인이 필요한 바깥 호출(읽기 전용이 아닌 도구, 'always'면 모든 도구)은 바로 "
+                "거절되고, 클라이언트는 그 까닭을 듣습니다. 묻지 않고 실행하려면 --approval auto를 주거나 노트북에서 "
+                '도구에 @tool(approval="never")를 붙이세요. 호출마다 직접 답하려면 터미널에서 serve를 실행하세요.'
+            ),
+        },
+    }
+)
 
 SKIP_TAG = "mcp-skip"
 MAY_RAISE_TAG = "raises-exception"
@@ -128,13 +163,22 @@ class HeadlessKernel:
             options["transport_encryption"] = "auto"  # CurveZMQ where pyzmq has it (else a warning per start)
         self.manager, self.client = start_new_kernel(kernel_name=self.kernel_name, **options)
 
-    def execute(self, code: str, *, timeout: float | None = None, **options: Any) -> dict[str, Any]:
+    def execute(
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        on_message: Callable[[dict[str, Any]], None] | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
         """Run `code`; cell output goes to stderr. Returns the execute_reply content."""
 
         def show(message: dict[str, Any]) -> None:
             if message["msg_type"] == "stream":
                 sys.stderr.write(message["content"]["text"])
                 sys.stderr.flush()
+            if on_message is not None:
+                on_message(message)
 
         reply = self.client.execute_interactive(
             code, allow_stdin=False, timeout=timeout, output_hook=show, **options
@@ -160,13 +204,23 @@ class HeadlessKernel:
             trace = _ANSI.sub("", "\n".join(reply.get("traceback", [])))
             raise HeadlessError(f"cell {cell.number} failed: {error}\n{trace}".rstrip())
 
-    def serve(self, *, port: int, host: str, approval: str | None, name: str | None = None) -> str:
+    def serve(
+        self,
+        *,
+        port: int,
+        host: str,
+        approval: str | None,
+        approval_timeout: float | None = None,
+        name: str | None = None,
+    ) -> str:
         """Start the server in the kernel (or return the running one), with its clients; its URL."""
         options: dict[str, Any] = {"port": port, "host": host}
         if not _is_loopback(host):
             options["allow_remote"] = True  # asked for on the command line; serve() warns
         if approval is not None:
             options["approval"] = approval
+        if approval_timeout is not None:
+            options["approval_timeout"] = approval_timeout
         if name is not None:
             options["name"] = name
         # The client tokens are taken out of the environment once (cells' subprocesses need not
@@ -187,6 +241,22 @@ class HeadlessKernel:
         if served["token"] != self.token:
             logger.warning("a cell started its own server; its token is %s", served["token"])
         return str(served["url"])
+
+    def approvals_at(self, terminal: TerminalApprovals | None) -> None:
+        """Who answers approval prompts: `terminal`, or nobody (such calls are then declined at once)."""
+        module = "import mcp_notebook._terminal_approval as _mcp_approval\n"
+        if terminal is None:
+            reply = self.execute(module + "_mcp_approval.unattended()", store_history=False, timeout=60)
+        else:
+            code = module + "_mcp_approval.open_channel()"
+            reply = self.execute(code, store_history=False, timeout=60, on_message=terminal.handle)
+        if reply["status"] != "ok":
+            raise HeadlessError(f"approvals could not be set up: {reply.get('ename')}: {reply.get('evalue')}")
+
+    def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        """A comm message to the kernel, as a Jupyter frontend sends one."""
+        message = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        self.client.shell_channel.send(message)
 
     def alive(self) -> bool:
         return self.manager is not None and bool(self.manager.is_alive())
@@ -293,12 +363,29 @@ def main_serve(args: argparse.Namespace) -> int:
     client_tokens = _client_tokens(names, tokens_path) if names else {}
     kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token, client_tokens=client_tokens)
     serving = False
-    options = {"port": args.port, "host": args.host, "approval": args.approval, "name": server_name}
+    approval = args.approval or "ask"
+    timeout = args.approval_timeout
+    # A person answers at this terminal only if there is one, and stdin is not the protocol's.
+    terminal = None
+    if not args.stdio and sys.stdin is not None and sys.stdin.isatty() and _in_foreground(sys.stdin):
+        if hasattr(signal, "SIGTTIN"):
+            # Put in the background later (Ctrl-Z, bg), a read of the terminal would stop the whole
+            # server; ignored, it fails instead, and the prompts wait for `fg`.
+            signal.signal(signal.SIGTTIN, signal.SIG_IGN)
+        terminal = TerminalApprovals(kernel.send_comm, _terminal_out(), sys.stdin)
+    options: dict[str, Any] = {
+        "port": args.port,
+        "host": args.host,
+        "approval": approval,
+        "approval_timeout": timeout,
+        "name": server_name,
+    }
     try:
         kernel.start()
         kernel.serve(**options)
         kernel.run_cells(cells, timeout=args.cell_timeout)
         url = kernel.serve(**options)
+        kernel.approvals_at(terminal)
         serving = True
         if client_tokens:
             _write_clients_file(tokens_path, url, client_tokens)
@@ -308,14 +395,9 @@ def main_serve(args: argparse.Namespace) -> int:
                 ", ".join(client_tokens),
                 tokens_path,
             )
-        if args.approval in (None, "ask", "always"):
-            logger.warning(
-                "approval is %r: outside calls that need a person's approval (of tools not marked "
-                "read-only; with 'always', of every tool) wait for an Approve that nobody can give a "
-                "headless server, and are denied after the approval timeout. Pass --approval auto to "
-                "run them without asking.",
-                args.approval or "ask",
-            )
+        if approval != "auto":
+            key = "headless.asks_here" if terminal is not None else "headless.declines"
+            logger.warning("%s", t(key, mode=approval))
         if args.stdio:
             # The stdio client is the first --client when there is one: its calls are that client's.
             return _serve_stdio(kernel, url, next(iter(client_tokens.values()), kernel.token))
@@ -326,7 +408,7 @@ def main_serve(args: argparse.Namespace) -> int:
         sys.stderr.write(f"mcp-notebook: serving {notebook.name} at {url}\n")
         sys.stdout.write(url + "\n")
         sys.stdout.flush()
-        return _wait(kernel)
+        return _wait(kernel, terminal)
     except HeadlessError as exc:
         logger.error("%s", exc)
         return 1
@@ -338,13 +420,41 @@ def main_serve(args: argparse.Namespace) -> int:
         kernel.shutdown()
 
 
-def _wait(kernel: HeadlessKernel) -> int:
-    """Serve until SIGINT/SIGTERM (exit 0), or until the kernel dies (exit 1)."""
+def _wait(kernel: HeadlessKernel, terminal: TerminalApprovals | None = None) -> int:
+    """Serve until SIGINT/SIGTERM (exit 0), or until the kernel dies (exit 1).
+
+    With a terminal, read what the kernel sends meanwhile (approval prompts) and ask there.
+    """
     ticker = threading.Event()  # never set: a wait that signals can interrupt
     while kernel.alive():
-        ticker.wait(1.0)
+        if terminal is None:
+            ticker.wait(1.0)
+            continue
+        try:
+            while True:  # every message already there, then a moment for a typed answer
+                terminal.handle(kernel.client.get_iopub_msg(timeout=0))
+        except queue.Empty:
+            pass
+        terminal.step(timeout=0.2)
     logger.error("the kernel died; the server is gone")
     return 1
+
+
+def _in_foreground(stream: TextIO) -> bool:
+    """Whether this process may read `stream`'s terminal: not started in the background (``serve ... &``)."""
+    if not hasattr(os, "tcgetpgrp"):
+        return True
+    try:
+        return os.tcgetpgrp(stream.fileno()) == os.getpgrp()
+    except OSError:  # not our controlling terminal: no job control that could stop us
+        return True
+
+
+def _terminal_out() -> TextIO:
+    """Where prompts are written: stderr, unless it was redirected away from the terminal of stdin."""
+    if sys.stderr.isatty():
+        return sys.stderr
+    return open(os.ttyname(sys.stdin.fileno()), "w", encoding="utf-8")  # lives as long as serve
 
 
 def _serve_stdio(kernel: HeadlessKernel, url: str, token: str) -> int:

@@ -130,11 +130,13 @@ class Gate:
         identities: Identities,
         max_body: int = DEFAULT_MAX_REQUEST_BYTES,
         answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
+        hung_up: Callable[[str, str], None] | None = None,
     ) -> None:
         self.app = app
         self.identities = identities
         self.max_body = max_body
         self._answers_at_once = answers_at_once
+        self._hung_up = hung_up
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -218,8 +220,31 @@ class Gate:
         # A handshake-era `initialize` keeps its stream: the session's own task is started while it
         # is served and inherits this request's context, and that task must see the default choice.
         at_once = request.get("method") != "initialize" and self._answers_at_once(request, identity)
+        if not at_once and handshake and self._hung_up is not None and request.get("method") == "tools/call":
+            replay = self._watch_hang_up(scope, replay, request.get("id"))
         with json_reply(at_once):
             await self.app(scope, replay, send)
+
+    def _watch_hang_up(self, scope: Scope, receive: Receive, request_id: Any) -> Receive:
+        """`receive`, telling `hung_up(session, id)` when the client drops a streamed handshake-era call.
+
+        The SDK ends the stream of such a call when its client disconnects but leaves the call
+        running in the session; the server must learn of it (a call waiting for approval is
+        withdrawn). 2026-07-28 needs nothing: the SDK cancels the call itself.
+        """
+        assert self._hung_up is not None
+        hung_up = self._hung_up
+        session = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-session-id"), None)
+        if session is None or request_id is None:
+            return receive
+
+        async def watched() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                hung_up(session, str(request_id))
+            return message
+
+        return watched
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, version: str | None) -> None:
         if version is not None and version not in SUPPORTED_VERSIONS and scope.get("method") == "POST":
@@ -355,6 +380,8 @@ def build_app(
     port: int,
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
+    hung_up: Callable[[str, str], None] | None = None,
+    on_session_end: Callable[[str], None] | None = None,
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
@@ -362,6 +389,8 @@ def build_app(
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
     `answers_at_once(request, identity)`: whether a request (a JSON-RPC dict) sends nothing before its
     result and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
+    `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
+    `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
@@ -370,8 +399,9 @@ def build_app(
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
     )
-    if answers_at_once is not None:
+    if answers_at_once is not None or on_session_end is not None:
         # The SDK builds its session manager inside streamable_http_app(); the subclass adds only
-        # the per-request choice (see _framing).
+        # the per-request choice and the word of a session's end (see _framing).
         sdk_server.session_manager.__class__ = SessionManager
-    return Gate(app, identities, limit, answers_at_once)
+        sdk_server.session_manager.on_session_end = on_session_end
+    return Gate(app, identities, limit, answers_at_once, hung_up)

@@ -1,13 +1,16 @@
-"""What the client magics read from their line: the target options, ``key=value`` pairs and JSON.
+"""What the magics read from their line: a trailing comment, target options, ``key=value`` pairs, JSON.
 
-Split like a shell but JSON kept whole, values parsed as JSON where they parse (else text), and
-``$name`` resolved from the kernel's namespace only where a value is expected (never in a key, never
-inside JSON), so a secret or a DataFrame never has to be written into a cell.
+Every line is read like a shell reads one: a ``#`` that starts a word starts a comment, which ends
+the line (`strip_comment`). The client magics then split it like a shell but keep JSON whole, parse
+values as JSON where they parse (else text), and resolve ``$name`` from the kernel's namespace only
+where a value is expected (never in a key, never inside JSON), so a secret or a DataFrame never has
+to be written into a cell.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -79,45 +82,80 @@ def parse_arguments(namespace: dict[str, Any], pairs: list[str], json_part: str 
     return arguments
 
 
+def strip_comment(line: str) -> str:
+    """`line` without its trailing comment, as a shell reads it: ``%mcp_serve  # note`` → ``%mcp_serve``.
+
+    A ``#`` starts a comment only at the start of a word, outside quotes and outside JSON brackets, so
+    ``text="#1 item"``, ``tag=#a`` and ``{"tag": "#a"}`` keep theirs. A line with an unclosed quote
+    is returned whole, for the magic's own parser to report.
+    """
+    comment = _split(line)[1]
+    return line if comment is None else line[:comment].rstrip()
+
+
 def tokens(text: str) -> list[str]:
     """Split like a shell, but keep JSON intact: ``tags=["a","b"] text='two words'``.
 
     Whitespace inside quotes or brackets does not split. A quoted value stays a string
     (``n='3'`` is the text "3", ``n=3`` the number 3); a wholly quoted token loses its quotes.
     """
-    tokens: list[str] = []
+    words, _, closed = _split(text)
+    if not closed:
+        raise UsageError(t("magic.bad_pair", token=text))
+    return [_unquote(word) for word in words]
+
+
+def _split(text: str) -> tuple[list[str], int | None, bool]:
+    """The words of `text`, where a comment starts (if one does), and whether every quote is closed.
+
+    One reading for `strip_comment` and `tokens`, so a ``#`` is a comment for both or for neither.
+    Inside double quotes a backslash escapes the next character (as in JSON and in a shell).
+    """
+    words: list[str] = []
     current: list[str] = []
     quote: str | None = None
+    escaped = False
     depth = 0
-    for char in text:
+    for index, char in enumerate(text):
         if quote is not None:
-            quote = None if char == quote else quote
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = None
         elif char in "'\"":
             quote = char
         elif char in "[{":
             depth += 1
         elif char in "]}":
             depth = max(0, depth - 1)
-        elif char.isspace() and depth == 0:
+        elif depth == 0 and char.isspace():
             if current:
-                tokens.append("".join(current))
+                words.append("".join(current))
                 current = []
             continue
+        elif depth == 0 and char == "#" and not current:
+            return words, index, True
         current.append(char)
-    if quote is not None:
-        raise UsageError(t("magic.bad_pair", token=text))
     if current:
-        tokens.append("".join(current))
-    return [_unquote(token) for token in tokens]
+        words.append("".join(current))
+    return words, None, quote is None
 
 
 def _unquote(token: str) -> str:
     key, sep, value = token.partition("=")
     if sep and key.isidentifier() and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return f"{key}={json.dumps(value[1:-1])}"  # a JSON string literal: parsed back as text
+        return f"{key}={json.dumps(_inside(value))}"  # a JSON string literal: parsed back as text
     if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
-        return token[1:-1]
+        return _inside(token)
     return token
+
+
+def _inside(quoted: str) -> str:
+    """The text between the quotes; in double quotes, ``\\"`` and ``\\\\`` stand for ``"`` and ``\\``."""
+    inner = quoted[1:-1]
+    return re.sub(r'\\(["\\])', r"\1", inner) if quoted[0] == '"' else inner
 
 
 def _json_or_str(raw: str) -> Any:

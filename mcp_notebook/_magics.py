@@ -1,19 +1,40 @@
 """IPython magics: parse the line, make one call of the public API, return what it returns.
 
-``%mcp_call`` takes JSON, so it is ``@no_var_expand``: ``$name`` is resolved on purpose, only
-where a value is expected, and braces are never mistaken for IPython's ``{expr}`` expansion.
+Every line magic reads its line as a shell does: ``srv = %mcp_serve  # a note`` ignores the note
+(`MCPMagics` strips it before anything else reads the line). ``%mcp_call`` takes JSON, so it is
+``@no_var_expand``: ``$name`` is resolved on purpose, only where a value is expected, and braces
+are never mistaken for IPython's ``{expr}`` expansion.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
+from IPython.core.magic import (
+    MAGIC_NO_VAR_EXPAND_ATTR,
+    Magics,
+    line_magic,
+    magics_class,
+    no_var_expand,
+)
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.utils.text import DollarFormatter
 
+from ._approval import seconds_argument
 from ._errors import MCPNotebookError, ProtocolError
-from ._magic_args import TARGET_VALUES, lookup, parse_arguments, target, target_options, tokens
+from ._magic_args import (
+    TARGET_VALUES,
+    lookup,
+    parse_arguments,
+    strip_comment,
+    target,
+    target_options,
+    tokens,
+)
 from ._text import t
 
 MAGIC_NAMES = (
@@ -30,6 +51,13 @@ MAGIC_NAMES = (
 
 @magics_class
 class MCPMagics(Magics):
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell, **kwargs)
+        # The one place every line magic of this class passes through, those to come included.
+        self.magics["line"] = {
+            name: _reads_like_a_shell(magic, shell) for name, magic in self.magics["line"].items()
+        }
+
     @magic_arguments()
     @argument("--port", type=int, default=0, help="TCP port (default 0: any free port).")
     @argument("--host", default="127.0.0.1", help="Address to bind (default 127.0.0.1, loopback only).")
@@ -49,6 +77,13 @@ class MCPMagics(Magics):
         help="Ask a person before outside calls of tools not marked read-only (ask, default), of every tool "
         "(always), or never (auto: for tests and demos).",
     )
+    @argument(
+        "--approval-timeout",
+        type=seconds_argument,
+        default=120.0,
+        metavar="SECONDS",
+        help="Seconds a call waits for Approve/Deny before it counts as declined (default 120).",
+    )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
     @argument(
         "--name",
@@ -67,6 +102,7 @@ class MCPMagics(Magics):
 
             srv = %mcp_serve
             srv = %mcp_serve --port 8765 --run-in kernel
+            srv = %mcp_serve --approval-timeout 600       # ten minutes to answer each prompt
             srv = %mcp_serve --name orders
 
         Give each AI client a token of its own: ``srv.add_client("claude-code")``, or paste
@@ -82,6 +118,7 @@ class MCPMagics(Magics):
                 token=args.token,
                 run_in=args.run_in,
                 approval=args.approval,
+                approval_timeout=args.approval_timeout,
                 allow_remote=args.allow_remote,
                 name=args.name,
             )
@@ -235,6 +272,32 @@ class MCPMagics(Magics):
             raise
         except MCPNotebookError as exc:
             raise UsageError(str(exc)) from None
+
+
+def _reads_like_a_shell(magic: Callable[[str], Any], shell: Any) -> Callable[..., Any]:
+    """`magic`, reading its line as a shell does: the trailing ``# comment`` is gone before anything else.
+
+    IPython expands ``$name`` and ``{expr}`` before a magic sees its line, so a comment would be
+    expanded (and a ``#`` inside an expanded value taken for one). Hence the wrapper opts out of
+    IPython's expansion, strips the comment from the line as written, and then expands what is left
+    as IPython would have (for magics that did not opt out themselves), with the caller's locals.
+    """
+    expands = not getattr(magic, MAGIC_NO_VAR_EXPAND_ATTR, False)
+    formatter = DollarFormatter()
+
+    @functools.wraps(magic)
+    def run(line: str, local_ns: dict[str, Any] | None = None) -> Any:
+        line = strip_comment(line)
+        if expands and shell is not None:
+            namespace = {**shell.user_ns, **(local_ns or {})}
+            # As IPython's own expansion: a line it cannot expand stays as written.
+            with contextlib.suppress(Exception):
+                line = formatter.vformat(line, args=[], kwargs=namespace)
+        return magic(line)
+
+    setattr(run, MAGIC_NO_VAR_EXPAND_ATTR, True)
+    run.needs_local_scope = True  # type: ignore[attr-defined]  # IPython passes the caller's locals
+    return run
 
 
 class _ProgressBar:

@@ -19,6 +19,7 @@ import anyio.to_thread
 import ipywidgets as widgets
 
 from ._errors import MCPNotebookError
+from ._guards import visible_html
 from ._text import add_messages, t
 
 add_messages(
@@ -61,8 +62,9 @@ class PendingCall(widgets.VBox):
         self._lock = threading.Lock()
         self.decision: str | None = None
         shown = json.dumps(arguments, ensure_ascii=False, indent=2)
+        # Arguments may come from kernel variables ($name): hidden characters are shown, not hidden.
         question = widgets.HTML(
-            f"<b>{html.escape(t('pending.asks', tool=name))}</b><pre>{html.escape(shown)}</pre>"
+            f"<b>{visible_html(t('pending.asks', tool=name))}</b><pre>{visible_html(shown)}</pre>"
         )
         self.approve_button = widgets.Button(description=t("pending.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("pending.deny"), button_style="danger")

@@ -160,9 +160,7 @@ def image_block(value: Any) -> dict[str, Any] | None:
             if value[:4] == b"RIFF" and value[8:12] == b"WEBP":
                 data, mime = bytes(value), "image/webp"
     elif hasattr(value, "savefig") and hasattr(value, "canvas"):  # matplotlib Figure
-        buffer = io.BytesIO()
-        value.savefig(buffer, format="png", bbox_inches="tight")
-        data = buffer.getvalue()
+        data = _figure_png(value)
     elif hasattr(value, "save") and hasattr(value, "mode") and hasattr(value, "size"):  # PIL image
         buffer = io.BytesIO()
         value.save(buffer, format="PNG")
@@ -170,6 +168,28 @@ def image_block(value: Any) -> dict[str, Any] | None:
     if data is None:
         return None
     return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime}
+
+
+def _figure_png(figure: Any) -> bytes:
+    """The figure as PNG, and the figure closed: it was made to be sent, not to stay open.
+
+    An open pyplot figure made by a tool is a leak (pyplot keeps every figure until it is closed)
+    and, under the inline backend, shows up at the end of whatever cell runs next. Closed through
+    pyplot only when something already imported it: importing it here would pick a backend.
+
+    No ``bbox_inches="tight"``: it draws the figure twice (once to measure, once to save), which
+    doubled the cost of every figure result (bench/bench_figures.py). The figure keeps the margins
+    its author gave it; ``layout="constrained"`` or ``fig.tight_layout()`` trims them once, where
+    the figure is made.
+    """
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png")
+    finally:
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close(figure)
+    return buffer.getvalue()
 
 
 def _mcp_passthrough(value: Any) -> dict[str, Any] | None:

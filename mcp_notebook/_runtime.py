@@ -27,7 +27,7 @@ from typing import Literal
 import anyio
 import anyio.from_thread
 
-from ._approval import MODES, ApprovalPolicy
+from ._approval import MODES, ApprovalPolicy, check_timeout
 from ._catalogue import Catalogue, RunIn, default_catalogue
 from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
@@ -143,7 +143,10 @@ def serve(
         person's Approve/Deny (``srv.pending``); ``"always"``: ask for every tool; ``"auto"``: never
         ask (tests, CI, demos; warns). Calls from this notebook itself are never asked about.
     approval_timeout:
-        Seconds to wait for a decision; no answer counts as Deny.
+        Seconds a call waits for a person's decision; no answer counts as Deny. While it waits, a
+        call that carries a ``progressToken`` gets ``notifications/progress`` every 10 s
+        (``srv.approval.progress_every``), which keeps clients that reset their own timeout on
+        progress (the TypeScript SDK's ``resetTimeoutOnProgress``) waiting past their 60 s.
     page_size:
         Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
     history:
@@ -170,6 +173,7 @@ def serve(
             raise ValueError(t("serve.bad_run_in", value=run_in))
         if approval not in MODES:
             raise ValueError(t("approval.bad_mode", value=approval))
+        approval_timeout = check_timeout(approval_timeout)
         server_name = check_server_name(name) if name is not None else default_server_name()
         if not is_loopback(host):
             if not allow_remote:

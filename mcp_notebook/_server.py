@@ -87,6 +87,8 @@ class ToolServer:
         self.runner = runner
         self.page_size = page_size
         self.approval = approval if approval is not None else ApprovalPolicy()
+        # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
+        self.approval.allowed.definition = self._definition
         self.guards = guards if guards is not None else Guardrails()
         # Who may call, and whom each credential proves (the HTTP gate reads it on every request).
         self.identities = identities if identities is not None else Identities(new_token())
@@ -192,6 +194,10 @@ class ToolServer:
             entry.name, entry.read_only, entry.approval, local=False, client=identity.name
         )
 
+    def _definition(self, name: str) -> str | None:
+        entry = self.catalogue.get(name)
+        return entry.fingerprint if entry is not None else None
+
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         # The SDK checks 2026-07-28 Mcp-Param headers against this schema before any handler runs,
@@ -259,7 +265,14 @@ class ToolServer:
         await self.notify("tools")
 
     def forget_session(self, session_id: str) -> None:
+        """A handshake-era session ended: drop what was kept for it (its session, log level, subscriptions)."""
         self._legacy_sessions.pop(session_id, None)
+        self._log_levels.pop(session_id, None)
+        self.data.forget_session(session_id)
+
+    def sessions_kept(self) -> set[str]:
+        """The handshake-era sessions something is kept for (to notify them, or their log level)."""
+        return set(self._legacy_sessions) | set(self._log_levels) | self.data.sessions_kept()
 
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""

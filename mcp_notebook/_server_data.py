@@ -168,6 +168,12 @@ class DataHandlers:
             entry[1].discard(str(params.uri))
         return {}
 
+    def forget_session(self, session_id: str) -> None:
+        self._subscribers.pop(session_id, None)
+
+    def sessions_kept(self) -> set[str]:
+        return set(self._subscribers)
+
     async def resource_updated(self, uri: str) -> None:
         await self.bus.publish(ResourceUpdated(uri=uri))
         for session_id, (session, uris) in list(self._subscribers.items()):

@@ -12,7 +12,10 @@ Pure: no IPython, no threads, no widgets, no `mcp` import.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
+import json
+import marshal
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -100,6 +103,19 @@ class ToolEntry:
     def convert(self) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
         """JSON arguments → the keyword arguments the function's type hints ask for."""
         return argument_converter(self.fn)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of what a person approves when they "always allow" this tool.
+
+        What clients are shown (name, title, description, schemas, annotations), the settings that
+        decide how it runs (approval, exposure, where it runs, limits) and its code. Re-running a
+        cell unchanged keeps it; any change, such as the same tool now marked destructive, makes
+        another one, and the person is asked again.
+        """
+        settings = [self.to_wire(), self.approval, self.expose, self.run_in, self.rate_limit, self.timeout]
+        shown = json.dumps(settings, sort_keys=True, default=repr).encode()
+        return hashlib.sha256(shown + b"\0" + _code_identity(self.fn)).hexdigest()
 
     def to_wire(self) -> dict[str, Any]:
         """The tool as `tools/list` shows it (JSON, camelCase keys)."""
@@ -207,6 +223,21 @@ def make_entry(
         rate_limit=rate_limit,
         timeout=timeout,
     )
+
+
+def _code_identity(fn: Callable[..., Any]) -> bytes:
+    """The bytes of `fn`'s code (constants and nested functions included); else of its object's identity."""
+    target = inspect.unwrap(fn)
+    code = getattr(target, "__code__", None)
+    if code is None:  # a callable object: the code of its class's __call__
+        code = getattr(inspect.getattr_static(type(target), "__call__", None), "__code__", None)
+    if code is not None:
+        try:
+            return marshal.dumps(code)
+        except ValueError:  # pragma: no cover - compiled code holds only marshallable constants
+            pass
+    # No code to compare (a builtin, a functools.partial): this very object, so a new one asks again.
+    return f"{type(target).__module__}.{type(target).__qualname__}@{id(target)}".encode()
 
 
 def _check_schema(name: str, schema: dict[str, Any], message: str) -> None:

@@ -61,7 +61,13 @@ async def run_http(
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     app = build_app(
-        tools.sdk, identities=tools.identities, host=host, port=port, answers_at_once=tools.answers_at_once
+        tools.sdk,
+        identities=tools.identities,
+        host=host,
+        port=port,
+        answers_at_once=tools.answers_at_once,
+        hung_up=tools.tool_calls.client_gone,
+        on_session_end=tools.forget_session,
     )
     config = uvicorn.Config(
         app,

@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 
+from ._approval import seconds_argument
 from ._version import __version__
 
 _SERVE_HELP = """\
@@ -24,6 +25,12 @@ Ctrl-C or SIGTERM (exit status 0).
 Cells that should not run headless: tag them `mcp-skip`, or start them with the line `# mcp: skip`.
 A cell tagged `raises-exception` may fail; any other failing cell stops the command (non-zero
 exit, the cell number and error on stderr).
+
+Approval (--approval ask, the default, or always): with a terminal on stdin, each outside call that
+needs a person's approval is asked about there (the tool, the client, the arguments; y / n / a for
+always allow that tool); without one (stdin redirected, started in the background with `&`, or
+--stdio, whose stdin is the protocol), such calls are declined at once and the client is told why.
+--approval auto runs every call without asking.
 
 Token: --token, else MCP_NOTEBOOK_TOKEN, else a new random one, printed to stderr as
 "mcp-notebook: token: ..." (not with --stdio, whose client needs none). Clients send it as
@@ -61,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--token", help="the token clients must send (default: MCP_NOTEBOOK_TOKEN or random)")
     serve.add_argument(
         "--approval", choices=["auto", "ask", "always"], help="approval of outside tool calls (default: ask)"
+    )
+    serve.add_argument(
+        "--approval-timeout",
+        type=seconds_argument,
+        metavar="SECONDS",
+        help="seconds a call waits for a person's approval before it counts as declined (default: 120)",
     )
     serve.add_argument(
         "--stdio", action="store_true", help="speak MCP on stdin/stdout instead of printing the URL"

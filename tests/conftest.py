@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
@@ -104,3 +106,13 @@ async def connect(srv: Any, mode: Mode, **kwargs: Any) -> AsyncIterator[Any]:
         Client(streamable_http_client(srv.url, http_client=http), mode=mode, **kwargs) as client,
     ):
         yield client
+
+
+def until(condition: Any, timeout: float = 15) -> bool:
+    """Poll `condition` until it holds or `timeout` passes (a deadline, not a sleep to synchronise)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.02)
+    return True

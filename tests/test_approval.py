@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -10,7 +11,7 @@ import anyio
 import pytest
 
 import mcp_notebook
-from mcp_notebook import Catalogue, serve, tool
+from mcp_notebook import Catalogue, serve, set_language, tool
 from mcp_notebook._approval import ApprovalPolicy, ApprovalRequest
 from tests.conftest import connect
 
@@ -202,3 +203,152 @@ def test_an_outside_style_connection_is_not_reused_for_the_notebooks_own_calls(
     }
     # Then as the notebook itself: must not ride on that connection, or it would wait for approval.
     assert mcp_notebook.call("delete_row", {"row": 9}, timeout=4).text == "deleted 9"
+
+
+# -- waiting for a person: keep-alive, time left, what the model is told --------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_progress_keeps_a_call_alive_while_it_waits_for_a_person(
+    asking: Any, catalogue: Catalogue, mode: str
+) -> None:
+    done = define(catalogue)
+    asking.approval.progress_every = 0.05  # every 10 s by default
+    asked = Asked(asking.approval)
+    seen: list[tuple[float, float | None, str | None]] = []
+    enough = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+        if len(seen) >= 3:
+            enough.set()
+
+    async with connect(asking, mode) as client:  # type: ignore[arg-type]
+        results: list[Any] = []
+        async with anyio.create_task_group() as group:
+
+            async def do_call() -> None:
+                results.append(
+                    await client.call_tool("delete_row", {"row": 3}, progress_callback=on_progress)
+                )
+
+            group.start_soon(do_call)
+            request = await asked.next()
+            with anyio.fail_after(10):
+                await enough.wait()  # progress arrives while the person has not answered yet
+            assert request.pending
+            request.approve()
+    assert results[0].content[0].text == "deleted 3" and done == ["deleted 3"]
+    progress = [value for value, _, _ in seen]
+    assert progress == sorted(progress) and len(set(progress)) == len(progress)  # it grows, as it must
+    assert all(total == 5 for _, total, _ in seen)  # the approval timeout
+    message = seen[-1][2] or ""
+    assert "Waiting for a person to approve the call to 'delete_row'" in message and "s left" in message
+
+
+async def test_without_a_progress_token_waiting_sends_no_progress(asking: Any, catalogue: Catalogue) -> None:
+    define(catalogue)
+    asking.approval.progress_every = 0.01
+    messages: list[Any] = []
+
+    async def collect(message: Any) -> None:
+        messages.append(message)
+
+    asked = Asked(asking.approval)
+    async with connect(asking, "legacy", message_handler=collect) as client:
+        results: list[Any] = []
+        async with anyio.create_task_group() as group:
+
+            async def do_call() -> None:
+                results.append(await client.call_tool("delete_row", {"row": 1}))
+
+            group.start_soon(do_call)
+            request = await asked.next()
+            ticked = threading.Event()
+            request._on_tick.append(lambda left: ticked.set())
+            await anyio.to_thread.run_sync(ticked.wait, 5)  # the wait loop went round: it could have sent
+            request.approve()
+    assert results[0].content[0].text == "deleted 1"
+    assert not any("progress" in repr(message).lower() for message in messages)
+
+
+def test_what_the_model_is_told_depends_on_where_a_person_answers() -> None:
+    policy = ApprovalPolicy(timeout=45)
+    told = {}
+    for where in ("notebook", "terminal", "server"):
+        policy.answered_in = where  # type: ignore[assignment]
+        told[where] = policy.message("timeout", "delete_row")
+    assert all(text and text.startswith("Nobody answered the approval request") for text in told.values())
+    assert all("within 45 s" in text for text in told.values() if text)
+    assert "in the notebook's panel" in (told["notebook"] or "")
+    assert "at the terminal where `mcp-notebook serve` runs" in (told["terminal"] or "")
+    assert "in the notebook" not in (told["terminal"] or "") + (told["server"] or "")
+    policy.answered_in = "terminal"
+    assert "notebook" not in (policy.message("denied", "delete_row") or "")
+    policy.answered_in = None
+    unattended = policy.message("unattended", "delete_row") or ""
+    assert "No one can approve calls on this server" in unattended and "--approval auto" in unattended
+    assert "approve it in the notebook" not in unattended
+    set_language("ko")
+    policy.answered_in = "notebook"
+    assert "45초 안에 아무도 'delete_row' 호출의 승인 요청에 답하지 않아" in (
+        policy.message("timeout", "delete_row") or ""
+    )
+
+
+async def test_with_nobody_to_answer_a_call_is_declined_at_once(asking: Any, catalogue: Catalogue) -> None:
+    done = define(catalogue)
+    asking.approval.answered_in = None  # what `mcp-notebook serve` sets without a terminal
+    shown: list[Any] = []
+    asking.approval.listeners.append(shown.append)
+    with anyio.fail_after(4):  # not after the 5 s approval timeout
+        async with connect(asking, "auto") as client:
+            result = await client.call_tool("delete_row", {"row": 1})
+    assert result.is_error is True and "No one can approve calls on this server" in result.content[0].text
+    assert done == [] and shown == [] and asking.calls[-1].decision == "unattended"
+
+
+def test_a_prompt_counts_down_the_time_left(asking: Any, catalogue: Catalogue) -> None:
+    define(catalogue)
+    panel = asking.panel()
+    asked = threading.Event()
+    asking.approval.listeners.append(lambda request: asked.set())
+    counted: list[str] = []
+    ticked = threading.Event()
+
+    def outside() -> Any:
+        return mcp_notebook.call("delete_row", {"row": 1}, url=asking.url, token=asking.token)
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(outside)
+        assert asked.wait(10)
+        prompt = panel.approvals.children[0]
+        counted.append(prompt.countdown.value)
+        prompt.countdown.observe(lambda change: (counted.append(change["new"]), ticked.set()), names="value")
+        assert ticked.wait(5), "the countdown did not move"
+        widgets_before = len(panel.approvals.children)
+        prompt.deny_button.click()
+        assert pending.result(10).is_error
+    assert counted[0] == "<i>5 s left</i>" and counted[1] == "<i>4 s left</i>"  # one trait, set each second
+    assert widgets_before == 1 and prompt.countdown.value == ""
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "60", True])
+def test_an_approval_timeout_must_be_a_positive_number_of_seconds(catalogue: Catalogue, bad: Any) -> None:
+    with pytest.raises(ValueError, match="approval_timeout must be a number of seconds greater than 0"):
+        serve(catalogue=catalogue, approval_timeout=bad)
+
+
+def test_always_allowed_tools_read_like_a_set_of_names() -> None:
+    policy = ApprovalPolicy()
+    definitions = {"a": "v1", "b": "v1"}
+    policy.allowed.definition = definitions.get
+    policy.allowed.add("a")  # by hand: allows the definition it has now
+    policy.allowed.allow("b", "v1")
+    assert policy.allowed == {"a", "b"} and repr(policy.allowed) in ("{'a', 'b'}", "{'b', 'a'}")
+    definitions["b"] = "v2"  # redefined
+    assert "b" not in policy.allowed and policy.allowed == {"a"}
+    assert not policy.needs_approval("a", read_only=False, override=None, local=False)
+    assert policy.needs_approval("b", read_only=False, override=None, local=False)
+    policy.allowed.discard("a")
+    assert repr(policy.allowed) == "set()" and len(policy.allowed) == 0

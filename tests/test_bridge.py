@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import socket
 import subprocess
 import sys
@@ -17,9 +19,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.memory import create_client_server_memory_streams
 
-from mcp_notebook import Catalogue, prompt, publish, resource, tool
-from tests.conftest import ERAS, Mode
+from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
+from mcp_notebook._bridge import Bridge
+from tests.conftest import ERAS, INITIALIZE, Mode
 
 pytestmark = pytest.mark.anyio
 
@@ -46,8 +50,13 @@ def define(catalogue: Catalogue) -> None:
         return f"Review this code:\n{code}"
 
 
-def bridge_command(url: str, token: str | None) -> list[str]:
-    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url] + ([f"--token={token}"] if token else [])
+def bridge_command(url: str) -> list[str]:
+    return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url]
+
+
+def with_token(token: str) -> dict[str, str]:
+    """The environment a bridge is started with: the token travels there, never on a command line."""
+    return {**os.environ, "MCP_NOTEBOOK_TOKEN": token}
 
 
 @contextlib.asynccontextmanager
@@ -55,8 +64,9 @@ async def through_bridge(
     srv: Any, mode: Mode, tmp_path: Path, token: str | None = None, **kwargs: Any
 ) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
-    command, *args = bridge_command(srv.url, token or srv.token)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path))
+    command, *args = bridge_command(srv.url)
+    env = with_token(token or srv.token)
+    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=env)
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -212,9 +222,14 @@ def free_port() -> int:
         return port
 
 
-def run_bridge_process(url: str, token: str | None) -> subprocess.CompletedProcess[str]:
+def run_bridge_process(url: str, token: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        bridge_command(url, token), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+        bridge_command(url),
+        env=with_token(token),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -241,11 +256,9 @@ async def test_a_handshake_era_upstream_is_bridged_to_both_eras(
     server: Any, catalogue: Catalogue, mode: Mode
 ) -> None:
     """The notebook server speaks 2026-07-28, but a bridge to an older server must work too (in-process here)."""
-    from mcp_notebook._bridge import Bridge, open_upstream
-
     define(catalogue)
     publish("v1", "notes://live", name="live", catalogue=catalogue)
-    bridge = Bridge(server.url)
+    bridge = Bridge(server.url, server.token)
     seen: dict[str, anyio.Event] = {"tools": anyio.Event(), "resource": anyio.Event()}
 
     async def on_message(message: Any) -> None:
@@ -256,15 +269,11 @@ async def test_a_handshake_era_upstream_is_bridged_to_both_eras(
 
     with anyio.fail_after(60):
         async with (
-            open_upstream(
-                server.url, server.token, bridge.relay.on_upstream_message, mode="legacy"
-            ) as upstream,
+            bridge.upstreams.open(mode="legacy") as upstream,
             anyio.create_task_group() as group,
         ):
             assert upstream.protocol_version == "2025-11-25"
-            async with Client(
-                bridge.build_server(upstream, group), mode=mode, message_handler=on_message
-            ) as client:
+            async with Client(bridge.build_server(group), mode=mode, message_handler=on_message) as client:
                 assert (await client.call_tool("add", {"a": 2, "b": 3})).structured_content == {"result": 5}
                 with pytest.raises(MCPError) as missing:
                     await client.read_resource("notes://nowhere")
@@ -285,3 +294,141 @@ async def test_a_handshake_era_upstream_is_bridged_to_both_eras(
                     await seen["resource"].wait()
             group.cancel_scope.cancel()
     assert missing.value.code == (-32002 if mode == "legacy" else types.INVALID_PARAMS)
+
+
+def define_context_tools(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue)
+    def work(steps: int, ctx: Context) -> str:
+        """Work in steps, reporting progress and logging."""
+        for step in range(1, steps + 1):
+            ctx.progress(step, total=steps, message=f"step {step}")
+            ctx.log("debug", f"detail of step {step}")
+        ctx.log("warning", "done, with a warning")
+        return f"{steps} steps done"
+
+    @tool(catalogue=catalogue)
+    def plan(ctx: Context) -> str:
+        """Ask the person, the model and the client's roots."""
+        name = ctx.elicit("What is your name?", {"name": str})
+        idea = ctx.sample("A day out?", max_tokens=20)
+        roots = ctx.list_roots()
+        return f"{name.get('name')}: {idea} in {roots[0]['name']}"
+
+
+@contextlib.asynccontextmanager
+async def over_a_pipe(server: Any) -> AsyncIterator[Any]:
+    """A pipe to `server` in memory, framed as on stdio (one JSON-RPC connection)."""
+    async with (
+        create_client_server_memory_streams() as (client_streams, (read, write)),
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(server.run, read, write, server.create_initialization_options())
+        yield client_streams
+        group.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("upstream", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_progress_logs_and_questions_cross_between_any_two_eras(
+    server: Any, catalogue: Catalogue, upstream: str, mode: Mode
+) -> None:
+    """Whichever era each side speaks: progress, log lines at the asked level, and questions of every kind.
+
+    A 2025-11-25 server asks in the middle of its request, which a 2026-07-28 stdio client cannot be
+    asked: the bridge holds that request while the client answers in rounds.
+    """
+    define_context_tools(catalogue)
+    bridge = Bridge(server.url, server.token)
+    progress: list[tuple[float, float | None, str | None]] = []
+    logs: list[tuple[str, Any]] = []
+    asked: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append((params.level, params.data))
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append("elicitation")
+        return types.ElicitResult(action="accept", content={"name": "Ann"})
+
+    async def on_sample(context: Any, params: Any) -> types.CreateMessageResult:
+        asked.append("sampling")
+        text = types.TextContent(type="text", text="a walk")
+        return types.CreateMessageResult(role="assistant", content=text, model="test-model")
+
+    async def on_roots(context: Any) -> types.ListRootsResult:
+        asked.append("roots")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///projects/park", name="park")])
+
+    with anyio.fail_after(60):
+        async with bridge.upstreams.open(mode=upstream), anyio.create_task_group() as group:
+            async with Client(
+                over_a_pipe(bridge.build_server(group)),
+                mode=mode,
+                logging_callback=on_log,
+                log_level=None if mode == "legacy" else "info",  # 2026-07-28: each request asks
+                elicitation_callback=on_elicit,
+                sampling_callback=on_sample,
+                list_roots_callback=on_roots,
+            ) as client:
+                if mode == "legacy":
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # deprecated for 2026 clients only
+                        await client.session.set_logging_level("info")
+                worked = await client.call_tool("work", {"steps": 2}, progress_callback=on_progress)
+                planned = await client.call_tool("plan", {})
+                assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+            group.cancel_scope.cancel()
+    assert worked.content[0].text == "2 steps done"  # type: ignore[union-attr]
+    assert planned.content[0].text == "Ann: a walk in park"  # type: ignore[union-attr]
+    assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
+    assert logs == [("warning", "done, with a warning")]
+    # A 2026-07-28 server runs the tool again for each round of answers, asking what is still open.
+    assert asked == ["elicitation", "sampling", "roots"]
+    # Each side really spoke its era: the server's record of the last call says which it was.
+    assert server.calls[-1].protocol_version == ("2025-11-25" if upstream == "legacy" else "2026-07-28")
+
+
+BAD_LINES = [
+    '[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]',  # a batch
+    '"tools/list"',  # a bare value
+    '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": "a=2"}}',
+]
+
+
+def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, catalogue: Catalogue) -> None:
+    """Nothing sent to the bridge goes unanswered: the errors say, as over HTTP, what to send instead."""
+    import httpx2
+
+    define(catalogue)
+    headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
+    with httpx2.Client(headers=headers) as http:
+        session = http.post(server.url, json=INITIALIZE).headers["mcp-session-id"]
+        over_http = [
+            http.post(
+                server.url,
+                content=line,
+                headers={
+                    "Mcp-Session-Id": session,
+                    "MCP-Protocol-Version": "2025-11-25",
+                    "Content-Type": "application/json",
+                },
+            ).json()["error"]
+            for line in BAD_LINES
+        ]
+    lines = [json.dumps(INITIALIZE), *BAD_LINES, '{"jsonrpc": "2.0", "id": 4}', "{not json"]
+    done = subprocess.run(
+        bridge_command(server.url),
+        input="\n".join(lines) + "\n",
+        env=with_token(server.token),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()][1:]
+    assert [answer["error"] for answer in answers[:3]] == over_http
+    assert [answer["id"] for answer in answers] == [None, None, 3, 4, None]
+    assert answers[3]["error"]["code"] == -32600 and "'jsonrpc', 'id'" in answers[3]["error"]["message"]
+    assert answers[4]["error"]["code"] == -32700

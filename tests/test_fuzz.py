@@ -18,6 +18,7 @@ One server and one connection per test serve every example, so each test takes a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -99,8 +100,29 @@ def define_tools(catalogue: Catalogue) -> None:
         return {"count": len(values), "sum": sum(values), "scale": scale, "limit": limit, "flags": flags}
 
 
+# What the server strips from every string it sends back (README, "Guardrails"): C0 controls but tab
+# and newline, DEL, C1 controls, bidi embeddings/overrides/isolates, Unicode tag characters; CRLF → LF.
+_STRIPPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+
+
+def sent_back(value: Any) -> Any:
+    """`value` as a tool's structured result carries it to the client."""
+    if isinstance(value, str):
+        return _STRIPPED.sub("", value.replace("\r\n", "\n"))
+    if isinstance(value, dict):
+        return {sent_back(key): sent_back(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [sent_back(item) for item in value]
+    return value
+
+
 def expected(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """What each tool returns for valid arguments, worked out independently of the server."""
+    result: dict[str, Any] = sent_back(_returned(name, arguments))
+    return result
+
+
+def _returned(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == "forecast":
         return {"unit": "C", "days": 1, "note": None, **arguments}
     if name == "order":

@@ -143,16 +143,35 @@ def test_sanitize_result_cleans_every_text_block_within_one_budget() -> None:
     assert result["content"][0]["text"] == "ab\x07cdef"  # the input is not changed
 
 
-def test_structured_content_within_the_cap_is_left_untouched() -> None:
-    data = {"note": "tab\there", "bell": "\x07"}
+def test_clean_structured_content_within_the_cap_is_left_untouched() -> None:
+    data = {"note": "tab\there", "lines": "a\nb", "rtl": "שלום", "emoji": "👩\u200d💻"}
     result = {
         "content": [{"type": "text", "text": json.dumps(data)}],
         "structuredContent": data,
         "isError": False,
     }
     clean = sanitize_result(result, 1000)
-    assert clean["structuredContent"] is data
+    assert clean is result and clean["structuredContent"] is data  # nothing copied
     assert clean["isError"] is False
+
+
+def test_structured_content_loses_control_characters_like_text_and_its_json_text_follows() -> None:
+    data = {
+        "bell": "\x07ding",
+        "rows": [{"name": "a\x1b[2Jb", "n": 1}],
+        "key\U000e0041": "\u202etxt.exe",
+        "short_escapes": "\b\f\rok",  # JSON writes these three as \b \f \r, not \u00XX
+    }
+    result = {
+        "content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False, indent=2)}],
+        "structuredContent": data,
+        "isError": False,
+    }
+    clean = sanitize_result(result, 1000)
+    expected = {"bell": "ding", "rows": [{"name": "a[2Jb", "n": 1}], "key": "txt.exe", "short_escapes": "ok"}
+    assert clean["structuredContent"] == expected
+    assert json.loads(clean["content"][0]["text"]) == expected  # the text block says the same
+    assert data["bell"] == "\x07ding"  # the input is not changed
 
 
 def test_structured_content_over_the_cap_becomes_an_error_asking_for_less() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
+import pty
 import queue
 import signal
 import socket
@@ -12,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,6 +84,7 @@ class Headless:
         *options: str,
         env: dict[str, str] | None = None,
         stdin: int = subprocess.DEVNULL,
+        stderr: int | None = None,
     ) -> None:
         self.stderr_path = notebook.parent / "serve.stderr"
         self._stderr = self.stderr_path.open("w")
@@ -88,7 +92,7 @@ class Headless:
             [sys.executable, "-m", "mcp_notebook.cli", "serve", str(notebook), *options],
             stdin=stdin,
             stdout=subprocess.PIPE,
-            stderr=self._stderr,
+            stderr=self._stderr if stderr is None else stderr,
             text=True,
             cwd=str(notebook.parent.parent),  # not the notebook's folder: the command must move there
             env=env,
@@ -301,6 +305,182 @@ def test_the_same_notebook_behaves_the_same_in_a_jupyter_kernel_and_headless(tmp
         served_headless = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
         assert served.stop() == 0
     assert served_headless == in_kernel
+
+
+# -- approvals, headless -----------------------------------------------------------------------------------
+
+APPROVAL_CELLS: list[tuple[str, list[str]]] = [
+    (
+        "from mcp_notebook import tool\n\n"
+        "@tool(destructive=True)\n"
+        "def wipe(table: str) -> str:\n"
+        '    """Delete every row of a table."""\n'
+        "    with open('wiped.txt', 'a') as log:\n"
+        "        log.write(table + '\\n')\n"
+        "    return f'wiped {table}'",
+        [],
+    ),
+]
+
+
+class Terminal:
+    """A pseudo-terminal for `mcp-notebook serve`: its stdin and stderr, read and typed into by the test."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = pty.openpty()
+        self._chunks: queue.Queue[str] = queue.Queue()
+        self.transcript = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:  # drained all the time: a full pty would stop the process writing to it
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:  # the other end closed
+                return
+            if not data:
+                return
+            self._chunks.put(data.decode("utf-8", errors="replace"))
+
+    def expect(self, text: str, timeout: float = 60) -> str:
+        """Everything written from the previous `expect` up to `text` (which must appear in time)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.transcript:
+            try:
+                self.transcript += self._chunks.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"{text!r} never appeared at the terminal:\n{self.transcript}") from None
+        seen, _, self.transcript = self.transcript.partition(text)
+        return seen + text
+
+    def type(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self) -> None:
+        os.close(self.master)
+
+
+def call_in_background(url: str, mode: Mode, table: str) -> concurrent.futures.Future[Any]:
+    def call() -> Any:
+        async def main() -> Any:
+            with anyio.fail_after(90):
+                async with connect(Remote(url, TOKEN), mode) as client:
+                    return await client.call_tool("wipe", {"table": table})
+
+        return anyio.run(main)
+
+    return concurrent.futures.ThreadPoolExecutor(1).submit(call)
+
+
+def test_at_a_terminal_each_call_is_asked_about_there(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, APPROVAL_CELLS)
+    terminal = Terminal()
+    try:
+        with headless(
+            notebook,
+            "--token",
+            TOKEN,
+            "--approval-timeout",
+            "30",
+            stdin=terminal.slave,
+            stderr=terminal.slave,
+        ) as served:
+            os.close(terminal.slave)  # the child holds it now
+            url = served.line().strip()
+            assert "asked about here, at this terminal" in terminal.expect("serving served.ipynb")
+
+            answered = call_in_background(url, "legacy", "sales")
+            asked = terminal.expect("left): ")
+            # Who asks is the token's identity (the server token: the owner); the client's name is a claim.
+            assert "owner (claims to be mcp) wants to run the tool wipe" in asked
+            assert "Delete every row of a table." in asked
+            assert 'arguments: {"table": "sales"}' in asked and "destructiveHint=True" in asked
+            assert "[y]es / [n]o / [a]lways" in asked and "(30 s left)" in asked
+            terminal.type("maybe")
+            terminal.expect("Answer y (approve), n (deny) or a (always allow this tool)")
+            terminal.type("y")
+            assert answered.result(60).content[0].text == "wiped sales"
+
+            declined = call_in_background(url, "2026-07-28", "users")
+            terminal.expect("left): ")
+            terminal.type("n")
+            refused = declined.result(60)
+            assert refused.is_error and "declined" in refused.content[0].text
+            assert "notebook" not in refused.content[0].text.replace("mcp-notebook", "")
+
+            always = call_in_background(url, "legacy", "logs")
+            terminal.expect("left): ")
+            terminal.type("a")
+            assert always.result(60).content[0].text == "wiped logs"
+            # Always allowed: the next call runs without a question.
+            assert call_in_background(url, "2026-07-28", "cache").result(60).content[0].text == "wiped cache"
+            assert served.stop() == 0
+    finally:
+        terminal.close()
+    assert (tmp_path / "wiped.txt").read_text().split() == ["sales", "logs", "cache"]
+
+
+def test_at_a_terminal_a_question_nobody_answers_ends_with_the_timeout(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, APPROVAL_CELLS)
+    terminal = Terminal()
+    try:
+        with headless(
+            notebook, "--token", TOKEN, "--approval-timeout", "1", stdin=terminal.slave, stderr=terminal.slave
+        ) as served:
+            os.close(terminal.slave)
+            url = served.line().strip()
+            result = call_in_background(url, "legacy", "sales").result(60)
+            terminal.expect("(no longer waiting: timeout)")
+            assert served.stop() == 0
+    finally:
+        terminal.close()
+    text = result.content[0].text
+    assert result.is_error and "Nobody answered the approval request" in text and "within 1 s" in text
+    assert "at the terminal where `mcp-notebook serve` runs" in text
+    assert not (tmp_path / "wiped.txt").exists()
+
+
+def test_without_a_terminal_such_calls_are_declined_at_once_and_serve_says_so(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, APPROVAL_CELLS)
+    with headless(notebook, "--token", TOKEN, "--approval-timeout", "300") as served:  # stdin: /dev/null
+        url = served.line().strip()
+        started = time.monotonic()
+        result = call_in_background(url, "auto", "sales").result(60)
+        waited = time.monotonic() - started
+        assert served.stop() == 0
+    assert "no terminal is attached" in served.stderr and "--approval auto" in served.stderr
+    text = result.content[0].text
+    assert result.is_error and "No one can approve calls on this server" in text
+    assert "approve it in the notebook" not in text and waited < 60  # not after the 300 s timeout
+    assert not (tmp_path / "wiped.txt").exists()
+
+
+def test_with_stdio_nobody_is_asked_at_the_terminal_and_such_calls_are_declined(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, APPROVAL_CELLS)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_notebook.cli", "serve", str(notebook), "--stdio"]
+    )
+
+    async def main() -> Any:
+        with (tmp_path / "stdio.stderr").open("w") as errlog, anyio.fail_after(120):
+            async with Client(stdio_client(params, errlog=errlog), mode="auto") as client:
+                return await client.call_tool("wipe", {"table": "sales"})
+
+    result = anyio.run(main)
+    assert result.is_error and "No one can approve calls on this server" in result.content[0].text
+    assert "carries the protocol with --stdio" in (tmp_path / "stdio.stderr").read_text()
+    assert not (tmp_path / "wiped.txt").exists()
+
+
+def test_a_bad_approval_timeout_is_refused_with_what_to_pass(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook.cli", "serve", "x.ipynb", "--approval-timeout", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--approval-timeout: approval_timeout must be a number of seconds greater than 0" in done.stderr
 
 
 # -- clients with tokens of their own, and the server's name ---------------------------------------------

@@ -17,10 +17,8 @@ import pytest
 from mcp_notebook import Catalogue, tool
 from mcp_notebook._configs import client_config
 
-from .npm import node_command
+from .npm import INSPECTOR, INSPECTOR_VERSION, node_command
 
-INSPECTOR = "@modelcontextprotocol/inspector"
-INSPECTOR_VERSION = "2.12.0"
 ERA_VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 
 

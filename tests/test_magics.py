@@ -78,6 +78,20 @@ def test_bad_arguments_are_usage_errors(shell: InteractiveShell) -> None:
         shell.run_line_magic("mcp_call", "add a=1 b=2")
 
 
+def test_mcp_serve_takes_an_approval_timeout_and_refuses_a_bad_one(shell: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="approval_timeout must be a number of seconds greater than 0"):
+        shell.run_line_magic("mcp_serve", "--approval-timeout 0")
+    with pytest.raises(UsageError, match="got 'soon'"):
+        shell.run_line_magic("mcp_serve", "--approval-timeout soon")
+    srv = shell.run_line_magic("mcp_serve", "--approval-timeout 600")
+    try:
+        assert srv.approval.timeout == 600.0
+        assert srv.approval.answered_in == "notebook"  # its panel is where a person answers
+    finally:
+        srv.stop()
+    assert "--approval-timeout SECONDS" in shell.find_line_magic("mcp_serve").__doc__
+
+
 def test_call_in_kernel_server_through_the_magic(shell: InteractiveShell, adder: Any) -> None:
     result = shell.run_line_magic("mcp_call", "add a=2 b=3")
     assert result.is_error is False

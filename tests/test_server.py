@@ -283,3 +283,22 @@ async def test_ended_session_is_gone(server: Any) -> None:
             server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session
         )
     assert after.status_code == 404
+
+
+async def test_what_a_session_leaves_behind_goes_when_it_ends(server: Any, catalogue: Catalogue) -> None:
+    """Subscriptions, log levels and the session to notify are kept per session, and dropped with it."""
+    import warnings
+
+    from mcp_notebook import publish
+
+    publish("v1", "notes://live", name="live", catalogue=catalogue)
+    async with connect(server, "legacy") as client:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the 2025-11-25 ways, deprecated for 2026 clients only
+            await client.session.subscribe_resource("notes://live")
+            await client.session.set_logging_level("warning")
+        assert server.tool_server.sessions_kept()
+    # The client ended its session (DELETE) on the way out, and the server saw it go.
+    with anyio.fail_after(10):
+        while server.tool_server.sessions_kept():
+            await anyio.sleep(0.01)  # the end of a session is handled on the server's loop, after the reply

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from typing import Any
 
 import ipywidgets as widgets
 
 from .._approval import ApprovalRequest
+from .._guards import visible, visible_html
 from .._identity import claims
 from .._text import add_messages, t
 from ._activity import MAX_ENTRIES, ActivityView
@@ -26,10 +28,10 @@ add_messages(
         "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
         "panel.asks": {
             "en": "{client} wants to run the tool {tool}",
-            "ko": "{client:이/가} 도구 {tool:을/를} 실행하려고 합니다",
+            "ko": "{client} 클라이언트가 {tool} 도구를 실행하려고 합니다",
         },
         "panel.name": {"en": "name", "ko": "이름"},
-        "panel.unknown_client": {"en": "A client", "ko": "어떤 클라이언트"},
+        "panel.unknown_client": {"en": "A client", "ko": "이름을 밝히지 않은"},
         "panel.claims": {
             "en": "The server's own claims about this tool (not verified):",
             "ko": "이 도구에 대한 서버의 주장 (검증되지 않음):",
@@ -39,30 +41,44 @@ add_messages(
         "panel.deny": {"en": "Deny", "ko": "거절"},
         "panel.always": {"en": "Always allow this tool", "ko": "이 도구는 항상 허용"},
         "panel.decided": {"en": "Decision: {decision}", "ko": "결정: {decision}"},
+        "panel.time_left": {"en": "{seconds} s left", "ko": "{seconds}초 남음"},
+        "panel.withdrawn": {
+            "en": "Withdrawn: the client went away, so the call will not run.",
+            "ko": "취소됨: 클라이언트의 연결이 끊겨 호출을 실행하지 않습니다.",
+        },
         "entry.details": {"en": "Details", "ko": "자세히"},
     }
 )
 
 
 class ApprovalPrompt(widgets.VBox):
-    """Approve / Deny / Always allow for one pending call, with everything shown before it runs."""
+    """Approve / Deny / Always allow for one pending call, with everything shown before it runs.
+
+    Everything a client sent, and everything the tool says of itself, is shown as it is: invisible
+    and text-rewriting characters (bidi overrides, terminal escapes, zero-width and tag characters)
+    appear as highlighted ``⟨U+XXXX⟩`` markers, so what a person reads is what would run.
+    """
 
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
         # Who is asking is the identity its credential proved; what it says it is comes as a claim.
-        who = request.client or t("panel.unknown_client")
         claim = claims(request.client, request.claimed)
-        client = html.escape(who) + (f" <i>({html.escape(claim)})</i>" if claim else "")
-        tool = html.escape(request.tool + (f" ({request.title})" if request.title else ""))
+        client = visible_html(request.client or t("panel.unknown_client"))
+        if claim:
+            client += f" <i>({visible_html(claim)})</i>"
+        tool = visible_html(request.tool + (f" ({request.title})" if request.title else ""))
         hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
         asks = t("panel.asks", client=client, tool=f"<code>{tool}</code>")
         summary = widgets.HTML(
             f"<b>{asks}</b>"
-            f"<div>{html.escape(request.description or '')}</div>"
-            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{html.escape(hints)}</code></div>"
-            f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{html.escape(arguments)}</pre>"
+            f"<div>{visible_html(request.description or '')}</div>"
+            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
+            f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{visible_html(arguments)}</pre>"
         )
+        # The time left, one trait set a second while the call waits (the server's loop ticks it).
+        self.countdown = widgets.HTML("")
+        self._shown_seconds: int | None = None
         self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("panel.deny"), button_style="danger")
         self.always_button = widgets.Button(
@@ -75,10 +91,19 @@ class ApprovalPrompt(widgets.VBox):
         self.deny_button.on_click(lambda _: request.deny())
         self.always_button.on_click(lambda _: request.always_allow())
         request._on_resolve.append(self._show_decision)
-        buttons = widgets.HBox([self.approve_button, self.deny_button, self.always_button])
+        request._on_tick.append(self._show_time_left)
+        buttons = widgets.HBox([self.approve_button, self.deny_button, self.always_button, self.countdown])
         super().__init__([summary, buttons, self.status], layout=widgets.Layout(border="1px solid #e0a800"))
         if request.decision is not None:
             self._show_decision(request)
+        elif request.seconds_left is not None:
+            self._show_time_left(request.seconds_left)
+
+    def _show_time_left(self, seconds: float) -> None:
+        whole = math.ceil(seconds)
+        if whole != self._shown_seconds and self.request.decision is None:
+            self._shown_seconds = whole
+            self.countdown.value = f"<i>{html.escape(t('panel.time_left', seconds=whole))}</i>"
 
     @property
     def decision(self) -> str | None:
@@ -87,10 +112,15 @@ class ApprovalPrompt(widgets.VBox):
     def _show_decision(self, request: ApprovalRequest) -> None:
         for button in (self.approve_button, self.deny_button, self.always_button):
             button.disabled = True
-        self.status.value = f"<i>{html.escape(t('panel.decided', decision=request.decision))}</i>"
+        self.countdown.value = ""
+        if request.decision == "withdrawn":
+            self.status.value = f"<i>{html.escape(t('panel.withdrawn'))}</i>"
+        else:
+            self.status.value = f"<i>{html.escape(t('panel.decided', decision=request.decision))}</i>"
 
     def __repr__(self) -> str:
-        return f"<approval request #{self.request.id}: {self.request.tool} ({self.request.decision or 'pending'})>"
+        tool = visible(self.request.tool)
+        return f"<approval request #{self.request.id}: {tool} ({self.request.decision or 'pending'})>"
 
 
 class ServerPanel(widgets.VBox):
@@ -108,6 +138,8 @@ class ServerPanel(widgets.VBox):
             titles=(t("panel.catalogue"), t("panel.activity"), t("panel.connect")),
         )
         super().__init__([self.header, self.approvals, sections])
+        # A person answers here now: what the model is told on a timeout points here.
+        server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
         server.tool_server.call_listeners.append(self.show_call)
         for request in server.pending:
@@ -156,6 +188,8 @@ class ServerPanel(widgets.VBox):
         ):
             if listener in listeners:
                 listeners.remove(listener)
+        if self.server.approval.answered_in == "notebook":
+            self.server.approval.answered_in = "server"  # no panel left to answer in
         self.activity.close()
         super().close()
 

@@ -1,0 +1,95 @@
+"""JupyterLab on notebooks/, the project's way; `scripts/lab` runs it once .venv is ready.
+
+A first start opens chapter 00 of the lessons and prints nothing a newcomer would take for an
+error. Everything it sets stays in the repository or in .venv: the user's own Jupyter settings and
+files (~/.jupyter, ~/.local/share/jupyter) are neither written nor overridden, and what the user set
+there still wins. `scripts/jupyter/` (first on JUPYTER_CONFIG_PATH, for this process only) holds:
+
+- `labconfig/default_setting_overrides.json`: two defaults changed, no "official Jupyter news?"
+  question over the lesson and no update check.
+- `jupyter_server_config.json`: the websocket ping timeout tornado uses anyway (jupyter_server asks
+  for three ping intervals, tornado >= 6.5 refuses more than one, with a warning on every start).
+
+And here, on the command line: kernels talk to the server with CurveZMQ keys the kernel manager
+provisions (ipykernel warns that plain TCP can be overheard, and names this remedy). The lessons
+ship with outputs, which Jupyter treats as untrusted (a warning per notebook opened) until they
+are signed on this machine: whoever runs this script already runs the repository's code, so its
+notebooks are signed, in a trust database inside .venv. Without a browser to open (a server, a
+container), none is tried: the URL is printed either way.
+
+    python scripts/_lab.py [jupyter lab options]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import webbrowser
+from pathlib import Path
+
+import nbformat
+import zmq
+from nbformat.sign import NotebookNotary
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+CONFIG = ROOT / "scripts" / "jupyter"
+TRUST = Path(sys.prefix) / "share" / "jupyter" / "mcp-notebook-trust"
+FIRST = "ko/00_getting_started.ipynb"  # as the Binder badge opens
+
+
+def sign_notebooks() -> None:
+    TRUST.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with NotebookNotary(data_dir=str(TRUST)) as notary:
+        for path in sorted(NOTEBOOKS.rglob("*.ipynb")):
+            if ".ipynb_checkpoints" in path.parts:
+                continue
+            notebook = nbformat.read(path, as_version=4)
+            if not notary.check_signature(notebook):
+                notary.sign(notebook)
+
+
+def has_browser() -> bool:
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
+def command(argv: list[str]) -> list[str]:
+    defaults = {
+        # name (and its aliases) -> the option given unless the caller gives that name
+        (
+            "--ServerApp.root_dir",
+            "--ServerApp.notebook_dir",
+            "--notebook-dir",
+        ): f"--ServerApp.root_dir={NOTEBOOKS}",
+        ("--LabApp.default_url",): f"--LabApp.default_url=/lab/tree/{FIRST}",
+        ("--NotebookNotary.data_dir",): f"--NotebookNotary.data_dir={TRUST}",
+    }
+    # ipykernel warns that a kernel over TCP without encryption can be overheard; its remedy is CurveZMQ
+    # keys the kernel manager provisions ("auto": for kernels that declare support, as ipykernel does).
+    if zmq.has("curve"):
+        defaults[("--KernelManager.transport_encryption",)] = "--KernelManager.transport_encryption=auto"
+    given = {arg.partition("=")[0] for arg in argv if arg.startswith("--")}
+    # Jupyter takes a setting once: the caller's options replace these rather than repeat them.
+    args = [option for names, option in defaults.items() if not given & set(names)]
+    # Jupyter refuses to run as root without being told; containers and CI machines often are root.
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    if not has_browser():
+        args.append("--no-browser")
+    return [sys.executable, "-m", "jupyterlab", *args, *argv]
+
+
+def main(argv: list[str]) -> None:
+    sign_notebooks()
+    paths = [str(CONFIG), *filter(None, os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(paths)}
+    args = command(argv)
+    os.execve(args[0], args, env)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,180 @@
+"""JupyterLab as `scripts/lab` starts it, and Debian's headless chromium, for the real-browser tests.
+
+JupyterLab runs through `scripts/_lab.py` (what `scripts/lab` runs once .venv is ready), so every
+browser test sees the project's settings (no news toast, kernels over IPC, ...). Each gets a home of
+its own: empty Jupyter config, data, runtime, settings and workspace folders, as on a new machine,
+and no display, so no browser is opened beside the one the test drives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = ROOT / "scripts" / "_lab.py"
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright never downloads a browser here
+ARTIFACTS = ROOT / "test-artifacts"
+SECONDS = 1000  # Playwright timeouts are in milliseconds
+# Without these there is no browser to open (webbrowser finds none), as on a server or in a container.
+NO_BROWSER = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "TERM")
+NO_TOKEN = (
+    "--IdentityProvider.token=",
+    "--ServerApp.password=",
+    "--ServerApp.disable_check_xsrf=True",
+)
+"""Options for tests that open pages by path rather than through the printed URL with its token."""
+
+
+class JupyterLab:
+    """`scripts/_lab.py` as a subprocess on a port the OS picks; its terminal output is kept."""
+
+    def __init__(self, home: Path, *options: str, user_settings: dict[str, Any] | None = None) -> None:
+        settings = home / "settings"
+        for plugin, values in (user_settings or {}).items():
+            package, _, name = plugin.partition(":")
+            folder = settings / package
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
+        env = {key: value for key, value in os.environ.items() if key not in NO_BROWSER}
+        env.update(
+            {
+                # Panel strings in English whatever the machine's locale; the user's own settings kept out.
+                "MCP_NOTEBOOK_LANG": "en",
+                "JUPYTER_CONFIG_DIR": str(home / "config"),
+                "JUPYTER_DATA_DIR": str(home / "data"),
+                "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+                "JUPYTERLAB_SETTINGS_DIR": str(settings),
+                "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+            }
+        )
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        command = [
+            sys.executable,
+            str(LAB),
+            "--port=0",
+            "--ServerApp.port_retries=0",
+            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to wait for a kernel
+            *options,
+        ]
+        self.process = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # the terminal a person would read: both streams
+            text=True,
+        )
+        self.log: list[str] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.log.append(line)
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def wait_for_url(self, timeout: float = 60) -> str:
+        """The URL JupyterLab prints for people to open (default page, token included), once it listens."""
+        while True:
+            try:
+                line = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"JupyterLab did not start within {timeout} s:\n{self.tail()}") from None
+            if line is None:
+                raise RuntimeError(f"JupyterLab exited with {self.process.wait()}:\n{self.tail()}")
+            found = re.search(r"http://127\.0\.0\.1:\d+/lab\S*", line)
+            if found:
+                return found.group(0)
+
+    def tail(self, lines: int = 40) -> str:
+        return "".join(self.log[-lines:])
+
+    def delete_sessions(self, url: str) -> None:
+        """Shut the notebooks' kernels down through the server, as closing them in the UI would."""
+        base = base_of(url)
+        token = parse_qs(urlsplit(url).query).get("token", [""])[0]
+        headers = {"Authorization": f"token {token}"} if token else {}
+        listing = urllib.request.Request(f"{base}/api/sessions", headers=headers)
+        with urllib.request.urlopen(listing, timeout=10) as answer:
+            sessions = json.load(answer)
+        for session in sessions:
+            request = urllib.request.Request(
+                f"{base}/api/sessions/{session['id']}", method="DELETE", headers=headers
+            )
+            with urllib.request.urlopen(request, timeout=30):
+                pass
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self._reader.join(timeout=10)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+def base_of(url: str) -> str:
+    found = re.match(r"http://127\.0\.0\.1:\d+", url)
+    assert found is not None, url
+    return found.group(0)
+
+
+@contextlib.contextmanager
+def jupyterlab(
+    home: Path, *options: str, user_settings: dict[str, Any] | None = None
+) -> Iterator[tuple[JupyterLab, str]]:
+    """A running JupyterLab and the URL it printed; stopped (kernels first) on exit."""
+    lab = JupyterLab(home, *options, user_settings=user_settings)
+    try:
+        url = lab.wait_for_url()
+        try:
+            yield lab, url
+        finally:
+            with contextlib.suppress(OSError):  # a server already gone must not hide the failure
+                lab.delete_sessions(url)
+    finally:
+        lab.stop()
+
+
+def chromium(playwright: Any) -> Any:
+    assert os.access(CHROMIUM, os.X_OK), (
+        f"{CHROMIUM} is missing: run scripts/check, or as root: "
+        "apt-get install -y --no-install-recommends chromium fonts-noto-cjk"
+    )
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+        ],
+    )
+
+
+KERNEL_IDLE = (
+    "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
+)
+"""True once the notebook in front has a kernel that is ready."""
