@@ -21,6 +21,7 @@ from ._batch import BatchResult
 from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
 from ._context import Context
 from ._errors import (
+    AuditLogWarning,
     ClientConnectionError,
     InvalidResultError,
     MCPNotebookError,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 from ._version import __version__
 
 __all__ = [
+    "AuditLogWarning",
     "BatchResult",
     "CallResult",
     "Catalogue",

@@ -3,11 +3,19 @@
 Every request is recorded (`activity`); tool calls also go to `calls` and the audit log. Handlers other
 than tools/call are wrapped by `ActivityLog.observed`; tools/call records itself, in full (decision,
 stdout, outcome), so the hot path pays for one record only.
+
+The log is bounded by count (``history``) and by bytes (``max_bytes``): any token holder can send
+4 MiB arguments, and 150 of them kept whole would take 600 MB of the kernel. Each record's size is
+estimated as it is kept (`estimated_size`, cheap: a string counts its length, nothing is encoded);
+a record over its share is kept with its large values shortened (`_sizes.clipped`), and the oldest
+records go first when the total is over.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +26,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from ._identity import claims, identity_of
+from ._sizes import clipped, estimated_size
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +51,7 @@ class CallRecord:
     error: dict[str, Any] | None = None
     rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
     claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
+    size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
 
     @property
     def who(self) -> str:
@@ -81,23 +91,42 @@ class CallRecord:
         }
 
 
-class ActivityLog:
-    """The bounded logs of one server, and who is told of each new record."""
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
-    def __init__(self, history: int, guards: Any) -> None:
-        self.calls: deque[CallRecord] = deque(maxlen=history)  # tools/call only
-        self.activity: deque[CallRecord] = deque(maxlen=history)  # every request
+
+class ActivityLog:
+    """The bounded logs of one server, and who is told of each new record.
+
+    Parameters
+    ----------
+    history:
+        How many records each log (`calls`, `activity`) keeps at most.
+    max_bytes:
+        How many bytes (estimated) the records of both logs may hold together; one record gets at
+        most a sixteenth of it, its large values clipped beyond that.
+    """
+
+    def __init__(self, history: int, guards: Any, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes must be at least 1, got {max_bytes!r}")
+        self.history = history
+        self.max_bytes = max_bytes
+        self.record_limit = max(4096, max_bytes // 16)
+        self.calls: deque[CallRecord] = deque()  # tools/call only
+        self.activity: deque[CallRecord] = deque()  # every request
+        self.retained_bytes = 0  # the estimated size of every record either log holds, each counted once
         self.listeners: list[Callable[[CallRecord], None]] = []
         self.guards = guards  # writes the audit log
+        self._lock = threading.Lock()
+        self._order = itertools.count()
+        self._held: dict[int, tuple[int, int]] = {}  # id(record) -> (its order, how many logs hold it)
 
     def record(self, record: CallRecord) -> None:
-        self.activity.append(record)
-        try:
-            if record.method == "tools/call":  # the audit log is about tool calls
-                self.calls.append(record)
-                self.guards.record(record)
-        except Exception:  # an unwritable audit log must not fail the call it records
-            logger.exception("audit log write failed")
+        """Keep a finished request (tool calls also go to `calls` and the audit log), and show it."""
+        call = record.method == "tools/call"
+        if call:  # the audit log is about tool calls, and gets the arguments before any clipping
+            self.guards.record(record)  # reports its own failures, never raises
+        self._keep(record, call)
         self.show(record)
 
     def refused(self, record: CallRecord) -> None:
@@ -106,12 +135,52 @@ class ActivityLog:
         Not among `calls`, which are the calls of tools; the audit log keeps the probe (who, which
         name) so that a client feeling for hidden tools leaves a trace.
         """
-        self.activity.append(record)
-        try:
-            self.guards.record(record)
-        except Exception:  # an unwritable audit log must not fail the request it records
-            logger.exception("audit log write failed")
+        self.guards.record(record)  # before any clipping; reports its own failures, never raises
+        self._keep(record, False)
         self.show(record)
+
+    def note(self, record: CallRecord) -> None:
+        """Keep a request that never became a call (an unknown tool) in `activity` only, and show it."""
+        self._keep(record, False)
+        self.show(record)
+
+    def _keep(self, record: CallRecord, call: bool) -> None:
+        size = _record_size(record, self.record_limit)
+        if size > self.record_limit:
+            _clip(record, self.record_limit)
+            size = _record_size(record, self.record_limit)
+        record.size = size
+        with self._lock:
+            self._held[id(record)] = (next(self._order), 2 if call else 1)
+            self.retained_bytes += size
+            self.activity.append(record)
+            if call:
+                self.calls.append(record)
+            while len(self.activity) > self.history:
+                self._release(self.activity.popleft())
+            while len(self.calls) > self.history:
+                self._release(self.calls.popleft())
+            while self.retained_bytes > self.max_bytes and (self.activity or self.calls):
+                self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        first = self.activity[0] if self.activity else None
+        second = self.calls[0] if self.calls else None
+        if first is not None and (second is None or self._held[id(first)][0] <= self._held[id(second)][0]):
+            self._release(self.activity.popleft())
+            if second is first:
+                self._release(self.calls.popleft())
+        else:
+            assert second is not None
+            self._release(self.calls.popleft())
+
+    def _release(self, record: CallRecord) -> None:
+        order, holders = self._held[id(record)]
+        if holders > 1:
+            self._held[id(record)] = (order, holders - 1)
+        else:
+            del self._held[id(record)]
+            self.retained_bytes -= record.size
 
     def show(self, record: CallRecord) -> None:
         """Tell the listeners (the notebook's views) about `record`."""
@@ -159,6 +228,35 @@ class ActivityLog:
         finally:
             record.duration = time.perf_counter() - clock
             self.record(record)
+
+
+_RECORD_VALUES = ("arguments", "result", "error", "rounds", "stdout")
+
+
+def _record_size(record: CallRecord, limit: int) -> int:
+    """The bytes `record` holds, roughly (its own fields count 256); past `limit`, just ``limit + 1``."""
+    size = 256
+    for name in _RECORD_VALUES:
+        size += estimated_size(getattr(record, name), limit - size + 1)
+        if size > limit:
+            return limit + 1
+    return size
+
+
+def _clip(record: CallRecord, limit: int) -> None:
+    """Keep shortened copies of the large values of `record`: the call had them in full; the log shows enough.
+
+    A value still over a quarter of `limit` after shortening is replaced by one line saying so.
+    """
+    for name in _RECORD_VALUES:
+        value = getattr(record, name)
+        if value is None:
+            continue
+        shortened = clipped(value, "activity log")
+        if estimated_size(shortened, limit // 4) > limit // 4:
+            note = f"[{name}: too large to keep in the activity log]"
+            shortened = note if isinstance(value, str) else {"...": note}
+        setattr(record, name, shortened)
 
 
 def dumped(result: Any) -> dict[str, Any]:

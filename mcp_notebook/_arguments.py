@@ -13,6 +13,7 @@ import datetime as dt
 import enum
 import functools
 import inspect
+import itertools
 import types
 import typing
 import uuid
@@ -100,19 +101,51 @@ def _never(value: Any) -> bool:
     return False
 
 
+MAX_PROBLEMS = 20  # lines listed; a model fixes the first ones and tries again
+MAX_PROBLEM_CHARS = 300  # per line: a value quoted in a message is cut in the middle
+_ERRORS_READ = 100  # validation errors read before the list stops growing
+
+
 def argument_problems(validator: Validator, arguments: Any) -> list[str]:
-    """Every problem with `arguments`, one line each as ``path: message``, sorted by path; ``[]`` if valid."""
+    """The problems with `arguments`, one line each as ``path: message``, sorted by path; ``[]`` if valid.
+
+    Bounded however large the arguments are: at most `MAX_PROBLEMS` lines (then one saying more
+    were found), each at most `MAX_PROBLEM_CHARS` characters, so a 4 MiB request cannot become an
+    error message many times its size.
+    """
     if _quick(validator.schema)(arguments) or (isinstance(arguments, dict) and validator.is_valid(arguments)):
         return []  # the common case, without building error objects
     if not isinstance(arguments, dict):
         kind = _json_kind(arguments) or (
             "array" if isinstance(arguments, list | tuple) else type(arguments).__name__
         )
-        return [t("call.not_object", kind=kind, value=repr(arguments))]
-    found = [line for error in validator.iter_errors(arguments) for line in _explain(error)]
+        return [_shortened(t("call.not_object", kind=kind, value=_short_repr(arguments)))]
+    errors = list(itertools.islice(validator.iter_errors(arguments), _ERRORS_READ + 1))
+    more = len(errors) > _ERRORS_READ
+    found = [line for error in errors[:_ERRORS_READ] for line in _explain(error)]
     found.sort(key=lambda item: [(0, part) if isinstance(part, int) else (1, str(part)) for part in item[0]])
-    lines = [f"{_path(path)}: {message}" if path else message for path, message in found]
-    return list(dict.fromkeys(lines))
+    lines = list(
+        dict.fromkeys(_shortened(f"{_path(path)}: {message}" if path else message) for path, message in found)
+    )
+    if len(lines) > MAX_PROBLEMS or more:
+        shown = lines[:MAX_PROBLEMS]
+        hidden = len(lines) - len(shown)
+        shown.append(t("call.more_problems", count=hidden) if not more else t("call.many_more_problems"))
+        return shown
+    return lines
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) or len(value) <= MAX_PROBLEM_CHARS else repr(value[:200])
+    return text if len(text) <= MAX_PROBLEM_CHARS else text[:200] + "..."
+
+
+def _shortened(line: str) -> str:
+    """`line` cut in the middle when too long: the start names the field, the end the rule it broke."""
+    if len(line) <= MAX_PROBLEM_CHARS:
+        return line
+    cut = len(line) - (MAX_PROBLEM_CHARS - 40)
+    return f"{line[:160]} [... {cut:,} characters ...] {line[-(MAX_PROBLEM_CHARS - 200) :]}"
 
 
 def _explain(error: ValidationError) -> Iterator[tuple[list[Any], str]]:

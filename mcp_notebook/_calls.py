@@ -34,7 +34,13 @@ from ._idempotency import KEY_PARAMETER
 from ._identity import NOTEBOOK, Identity, identity_of
 from ._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ._results import error_result, to_result
+from ._sizes import estimated_size
 from ._text import t
+
+# Arguments larger than this (estimated bytes) are checked on a worker thread: a 4 MiB body takes
+# the validator seconds (and a schema with `uniqueItems` a few thousand rows do), and the server loop
+# answers every other client meanwhile. Below it, the thread hop would cost more than the check.
+CHECK_OFF_LOOP_BYTES = 16 * 1024
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +74,7 @@ class ToolCalls:
         self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
         # Handshake-era calls waiting for a person, by (session id, request id): see client_gone.
         self._waiting: dict[tuple[str, str], ApprovalRequest] = {}
+        self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         entry = self.catalogue.get(params.name)
@@ -191,12 +198,19 @@ class ToolCalls:
         request_state = (ctx.params or {}).get("requestState") if entry.context else None
         state = answer_round(self.rounds, request_state, identity.name) if request_state is not None else {}
         # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
-        # then ask, then run.
-        if "validator" not in entry.__dict__:
-            # The first call of a tool compiles its schema, which may wait for jsonschema's import
-            # (warming up in the background right after serve()): not on the loop, which serves others.
-            await anyio.to_thread.run_sync(lambda: entry.validator)
-        problems = argument_problems(entry.validator, arguments)
+        # then refuse a tool whose abandoned calls hold its share of the workers, then ask, then run.
+        if estimated_size(arguments, CHECK_OFF_LOOP_BYTES) > CHECK_OFF_LOOP_BYTES:
+            if self._checkers is None:
+                self._checkers = anyio.CapacityLimiter(2)  # large requests queue here, not on the loop
+            problems = await anyio.to_thread.run_sync(
+                lambda: argument_problems(entry.validator, arguments), limiter=self._checkers
+            )
+        else:
+            if "validator" not in entry.__dict__:
+                # The first call of a tool compiles its schema, which may wait for jsonschema's import
+                # (warming up in the background right after serve()): not on the loop, which serves others.
+                await anyio.to_thread.run_sync(lambda: entry.validator)
+            problems = argument_problems(entry.validator, arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
             record.outcome = "invalid arguments"
@@ -206,6 +220,12 @@ class ToolCalls:
         except ToolError as exc:
             record.outcome = record.decision = "rate limited"
             return error_result(str(exc))
+        stuck = self.runner.abandoned(entry.name)
+        if stuck >= self.runner.workers.share:
+            # Before asking a person: a call that cannot get a thread is not worth an approval.
+            record.outcome = record.decision = "refused: earlier calls still running"
+            limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
+            return error_result(t("call.stuck", name=entry.name, count=stuck, timeout=limit))
         if state.get("approved") is True:
             # A later round of a call a person already approved (the SDK verified the sealed state:
             # this very tool, these very arguments, this identity; the ledger: its first answer).
@@ -320,7 +340,7 @@ class ToolCalls:
                 kwargs.pop(KEY_PARAMETER, None)
             if context is not None:
                 kwargs[entry.context] = context
-            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in)
+            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in, tool=entry.name)
             result = to_result(
                 value,
                 output_schema=entry.output_schema,

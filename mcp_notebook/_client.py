@@ -39,7 +39,9 @@ def call(
         to the in-kernel server as the notebook itself (identity ``"notebook"``), or, given a
         `token`, as the identity that token proves (a client's, from ``srv.add_client``).
     stdio:
-        A command line that starts a stdio MCP server, instead of a URL.
+        A command line that starts a stdio MCP server, instead of a URL. With `token`, the command
+        gets the token in its environment as ``MCP_NOTEBOOK_TOKEN`` (how ``mcp-notebook bridge``
+        reads it), never on its command line.
     mode:
         ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
     timeout:

@@ -128,7 +128,7 @@ def resolve_target(
     # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     import mcp_types
     from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp.client.stdio import get_default_environment, stdio_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -143,7 +143,12 @@ def resolve_target(
     }
     if stdio is not None:
         argv = shlex.split(stdio)
-        params = StdioServerParameters(command=argv[0], args=argv[1:])
+        env = None
+        if token:
+            # For `mcp-notebook bridge` (and any command that reads it): the token goes to the child
+            # in its environment, as Claude Desktop's configuration hands it over, never in its argv.
+            env = {**get_default_environment(), "MCP_NOTEBOOK_TOKEN": token}
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
 
         @contextlib.asynccontextmanager
         async def open_stdio() -> AsyncIterator[Any]:
@@ -152,7 +157,7 @@ def resolve_target(
                 async with Client(stdio_client(params, errlog=errlog), mode=mode, **asks) as client:
                     yield client
 
-        return ("stdio", stdio, mode), open_stdio, stdio
+        return ("stdio", stdio, token or "", mode), open_stdio, stdio
     headers: dict[str, str] = {}
     if url is None:
         server = current_server()

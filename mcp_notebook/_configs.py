@@ -1,8 +1,11 @@
 """Ready-to-paste client configurations, and a connection check that says what to fix.
 
-`client_config` writes the text each client wants (a command line for Claude Code and MCP
-Inspector, JSON for Claude Desktop, Cursor and VS Code) with the real URL and token. Claude
-Desktop launches only stdio servers, so its entry runs ``mcp-notebook bridge``.
+`client_config` writes the text each client wants, with the real URL and token: the JSON of the
+file each client reads (Claude Code's ``.mcp.json``, Claude Desktop's ``claude_desktop_config.json``,
+Cursor's and VS Code's ``mcp.json``, an MCP Inspector ``--config`` file); `config_usage` says where
+it goes. The token is never put on a command line, where other users of the machine can read it:
+Claude Desktop launches only stdio servers, so its entry runs ``mcp-notebook bridge`` and hands it
+the token in ``env``.
 
 `check_connection` connects the way a client would (the SDK client, the token as a bearer
 header). The SDK reports HTTP failures as bare JSON-RPC errors, so on failure one plain HTTP
@@ -88,6 +91,24 @@ def client_config(
     return text
 
 
+INSPECTOR_FILE = "notebook-mcp.json"
+
+
+def inspector_command(path: str = INSPECTOR_FILE, *, server_name: str = "notebook") -> list[str]:
+    """The MCP Inspector CLI command that lists the tools of the server in the config file at `path`."""
+    return ["npx", "@modelcontextprotocol/inspector", "--cli", "--config", path, "--server", server_name]
+
+
+def config_usage(name: str, *, server_name: str = "notebook") -> str:
+    """Where the text of `client_config(name)` goes, and how the client then starts using it."""
+    if name not in CLIENTS:
+        raise ValueError(t("config.unknown_client", name=name, known=", ".join(CLIENTS)))
+    command = " ".join(
+        _sh(word) for word in [*inspector_command(server_name=server_name), "--method", "tools/list"]
+    )
+    return t(f"config.usage.{name}", file=INSPECTOR_FILE, command=command)
+
+
 def _headers(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
@@ -109,11 +130,17 @@ def _sh(value: str) -> str:
     return shlex.quote(value)
 
 
-def _claude_code(url: str, token: str | None, server_name: str) -> str:
-    parts = ["claude", "mcp", "add", "--transport", "http", _sh(server_name), _sh(url)]
+def _http_entry(url: str, token: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": "http", "url": url}
     if token:
-        parts += ["--header", _sh(f"Authorization: Bearer {token}")]
-    return " ".join(parts)
+        entry["headers"] = _headers(token)
+    return entry
+
+
+def _claude_code(url: str, token: str | None, server_name: str) -> str:
+    # .mcp.json, not `claude mcp add ... --header "Authorization: Bearer T"`: that puts the token on
+    # a command line (ps) and into the shell's history.
+    return _json({"mcpServers": {server_name: _http_entry(url, token)}})
 
 
 def bridge_command() -> list[str]:
@@ -133,9 +160,11 @@ def bridge_command() -> list[str]:
 
 def _claude_desktop(url: str, token: str | None, server_name: str) -> str:
     command, *prefix = bridge_command()
-    # --token=T, not --token T: a value that starts with "-" must not be read as an option.
-    args = [*prefix, "bridge", url] + ([f"--token={token}"] if token else [])
-    return _json({"mcpServers": {server_name: {"command": command, "args": args}}})
+    entry: dict[str, Any] = {"command": command, "args": [*prefix, "bridge", url]}
+    if token:
+        # In the child's environment, not its arguments: any user of the machine can list arguments.
+        entry["env"] = {"MCP_NOTEBOOK_TOKEN": token}
+    return _json({"mcpServers": {server_name: entry}})
 
 
 def _cursor(url: str, token: str | None, server_name: str) -> str:
@@ -146,17 +175,12 @@ def _cursor(url: str, token: str | None, server_name: str) -> str:
 
 
 def _vscode(url: str, token: str | None, server_name: str) -> str:
-    entry: dict[str, Any] = {"type": "http", "url": url}
-    if token:
-        entry["headers"] = _headers(token)
-    return _json({"servers": {server_name: entry}})
+    return _json({"servers": {server_name: _http_entry(url, token)}})
 
 
 def _inspector(url: str, token: str | None, server_name: str) -> str:
-    parts = ["npx", "@modelcontextprotocol/inspector", "--cli", _sh(url), "--transport", "http"]
-    if token:
-        parts += ["--header", _sh(f"Authorization: Bearer {token}")]
-    return " ".join([*parts, "--method", "tools/list"])
+    # A --config file, not `--header "Authorization: Bearer T"` on the command line (see _claude_code).
+    return _json({"mcpServers": {server_name: _http_entry(url, token)}})
 
 
 # -- the connection check -------------------------------------------------------------------

@@ -25,6 +25,45 @@ MESSAGES: dict[str, dict[Language, str]] = {
             "`%mcp_call`로 도구를 호출하세요."
         ),
     },
+    "config.usage.claude-code": {
+        "en": (
+            "Save this as .mcp.json in your project's folder (Claude Code reads it when started there; "
+            "check with `claude mcp list`). It holds the token: keep the file to yourself (chmod 600) and "
+            "out of version control."
+        ),
+        "ko": (
+            "이 글을 프로젝트 폴더의 .mcp.json으로 저장하세요(Claude Code를 그 폴더에서 켜면 읽습니다. "
+            "`claude mcp list`로 확인). 토큰이 들어 있으니 나만 읽도록 하고(chmod 600) 버전 관리에는 넣지 마세요."
+        ),
+    },
+    "config.usage.claude-desktop": {
+        "en": (
+            "Add the entry under mcpServers in claude_desktop_config.json (Settings → Developer), then quit "
+            "and reopen Claude Desktop. The token goes to the bridge in env, never on its command line."
+        ),
+        "ko": (
+            "claude_desktop_config.json(설정 → 개발자)의 mcpServers 아래에 이 항목을 더한 뒤, Claude Desktop을 "
+            "완전히 껐다가 다시 켜세요. 토큰은 명령줄이 아니라 env로 다리에 전해집니다."
+        ),
+    },
+    "config.usage.cursor": {
+        "en": "Add the entry to ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (this project).",
+        "ko": "~/.cursor/mcp.json(모든 프로젝트) 또는 .cursor/mcp.json(이 프로젝트)에 이 항목을 더하세요.",
+    },
+    "config.usage.vscode": {
+        "en": "Add the entry to .vscode/mcp.json (this workspace) or to the mcp.json of your user profile.",
+        "ko": ".vscode/mcp.json(이 작업 공간) 또는 사용자 프로필의 mcp.json에 이 항목을 더하세요.",
+    },
+    "config.usage.inspector": {
+        "en": (
+            "Save this as {file} (chmod 600: it holds the token), then run: {command}. The token stays in "
+            "the file, never on the command line."
+        ),
+        "ko": (
+            "이 글을 {file}로 저장하고(토큰이 들어 있으니 chmod 600) 다음을 실행하세요: {command}. 토큰은 "
+            "명령줄이 아니라 파일에만 있습니다."
+        ),
+    },
     "check.ok": {
         "en": (
             "Connected to {url}: server {name} {version}, {tools} tool(s). A client configured with this "
@@ -50,23 +89,23 @@ MESSAGES: dict[str, dict[Language, str]] = {
     "check.token": {
         "en": (
             "The server refused the token (HTTP 401). Use this server's own token: `srv.token` in the "
-            "notebook, or the one given to --token / MCP_NOTEBOOK_TOKEN, sent as "
+            "notebook, or the one given by MCP_NOTEBOOK_TOKEN / --token-file, sent as "
             "'Authorization: Bearer <token>'. A new server has a new token unless you set one."
         ),
         "ko": (
             "서버가 토큰을 거부했습니다(HTTP 401). 이 서버의 토큰을 쓰세요: 노트북의 `srv.token`, 또는 "
-            "--token / MCP_NOTEBOOK_TOKEN으로 준 값을 'Authorization: Bearer <token>' 헤더로 보냅니다. "
+            "MCP_NOTEBOOK_TOKEN / --token-file로 준 값을 'Authorization: Bearer <token>' 헤더로 보냅니다. "
             "토큰을 정해 두지 않으면 서버를 새로 시작할 때마다 토큰이 바뀝니다."
         ),
     },
     "check.no_token": {
         "en": (
             "The server wants a token and none was sent (HTTP 401). Pass the server's token (`srv.token` "
-            "in the notebook) as 'Authorization: Bearer <token>', e.g. with --token."
+            "in the notebook) as 'Authorization: Bearer <token>', e.g. from MCP_NOTEBOOK_TOKEN or --token-file."
         ),
         "ko": (
             "서버는 토큰이 필요한데 보내지 않았습니다(HTTP 401). 서버의 토큰(노트북의 `srv.token`)을 "
-            "'Authorization: Bearer <token>' 헤더로 보내세요(예: --token)."
+            "'Authorization: Bearer <token>' 헤더로 보내세요(예: MCP_NOTEBOOK_TOKEN이나 --token-file로)."
         ),
     },
     "check.origin": {

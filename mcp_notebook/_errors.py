@@ -8,6 +8,8 @@
     └── ClientConnectionError  the client could not reach or talk to a server
     ToolError                  raised *by tool code* to return an error result to the model
 
+    AuditLogWarning            (a UserWarning) the audit log could not be written
+
 `ToolError` deliberately does not derive from `MCPNotebookError`: it is not a failure of
 this package but a message from a tool to the model (`isError: true`).
 """
@@ -72,4 +74,12 @@ class ToolError(Exception):
     Examples
     --------
     >>> raise ToolError("No order 'A-17'. List orders with list_orders, then retry with a listed id.")
+    """
+
+
+class AuditLogWarning(UserWarning):
+    """The server's audit log could not be written, so tool calls are not on record there.
+
+    Warned once each time writing starts to fail (and again after it has recovered and fails anew);
+    the server panel shows it for as long as it lasts. The calls themselves still run.
     """

@@ -143,6 +143,16 @@ def _monotonic() -> float:
     return time.monotonic()
 
 
+class _Job:
+    """One call handed to the pool: what to run, where its result goes, and whose call it is."""
+
+    __slots__ = ("abandoned", "fn", "future", "key")
+
+    def __init__(self, fn: Callable[[], Any], future: concurrent.futures.Future[Any], key: str) -> None:
+        self.fn, self.future, self.key = fn, future, key
+        self.abandoned = False  # its caller gave up (a timeout, a client that left) while it ran
+
+
 class WorkerPool:
     """Daemon worker threads for sync tools, with a fast hand-back for quick calls.
 
@@ -150,21 +160,32 @@ class WorkerPool:
     is in flight, the server's loop waits up to `quick` seconds for the result on the spot: a typical
     notebook tool answers in microseconds, and waking the loop from another thread costs more than
     that. Under concurrency (or for slower tools) the call is awaited without blocking the loop.
+
+    A thread cannot be stopped: a call its caller gave up on (``@tool(timeout=...)``, a client that
+    left) runs on, *abandoned*. Its thread no longer counts towards `max_workers`, so the other tools
+    keep their workers; the abandoned calls are counted per tool (`abandoned`), and the server
+    refuses new calls of a tool once its count reaches `share`, so one hanging tool cannot pile up
+    threads without end.
     """
 
     def __init__(self, max_workers: int = 32, quick: float = 0.001) -> None:
         self.max_workers = max_workers
         self.quick = quick
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = (
-            queue.SimpleQueue()
-        )
+        self.share = max(1, max_workers // 4)
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
         self._in_flight = 0
+        self._abandoned: dict[str, int] = {}
 
-    async def run(self, fn: Callable[[], Any]) -> Any:
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    def abandoned(self, key: str) -> int:
+        """How many calls of `key` (a tool's name) still run after their caller gave up on them."""
+        return self._abandoned.get(key, 0)
+
+    async def run(self, fn: Callable[[], Any], key: str = "") -> Any:
+        """Run `fn` on a worker thread and return its value; `key` names whose call it is (the tool)."""
+        job = _Job(fn, concurrent.futures.Future(), key)
         with self._lock:
             alone = self._in_flight == 0
             self._in_flight += 1
@@ -172,14 +193,28 @@ class WorkerPool:
                 self._threads += 1
                 threading.Thread(target=self._work, name="mcp-notebook-tool", daemon=True).start()
         try:
-            self._jobs.put((fn, future))
+            self._jobs.put(job)
             if alone:
                 with contextlib.suppress(concurrent.futures.TimeoutError):
-                    return future.result(timeout=self.quick)
-            return await asyncio.wrap_future(future)
+                    return job.future.result(timeout=self.quick)
+            return await asyncio.wrap_future(job.future)
+        except BaseException:  # cancelled: the tool's timeout, a client that left, the server stopping
+            self._abandon(job)
+            raise
         finally:
             with self._lock:
                 self._in_flight -= 1
+
+    def _abandon(self, job: _Job) -> None:
+        if job.future.cancel():
+            return  # it never started: nothing runs on
+        with self._lock:
+            if job.future.done():
+                return  # it finished just now
+            job.abandoned = True
+            self._abandoned[job.key] = self._abandoned.get(job.key, 0) + 1
+            # Its thread is lost to the pool until the call ends: another may start in its place.
+            self._threads -= 1
 
     def _work(self) -> None:
         while True:
@@ -190,12 +225,19 @@ class WorkerPool:
                 self._idle -= 1
             if job is None:
                 return
-            fn, future = job
-            if future.set_running_or_notify_cancel():
+            if job.future.set_running_or_notify_cancel():
                 try:
-                    future.set_result(fn())
+                    job.future.set_result(job.fn())
                 except BaseException as exc:  # reported to the awaiting call, which makes it an error result
-                    future.set_exception(exc)
+                    job.future.set_exception(exc)
+            with self._lock:
+                if job.abandoned:
+                    left = self._abandoned[job.key] - 1
+                    if left:
+                        self._abandoned[job.key] = left
+                    else:
+                        del self._abandoned[job.key]
+                    return  # this thread was replaced when the call was abandoned: it ends here
 
     def close(self) -> None:
         """Let idle workers end (busy ones end after their current call)."""
@@ -223,9 +265,9 @@ class ToolRunner:
         self.workers = WorkerPool()
 
     async def run(
-        self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None
+        self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None, *, tool: str = ""
     ) -> tuple[Any, str]:
-        """Call ``fn(**kwargs)``; return its value and what it printed."""
+        """Call ``fn(**kwargs)``; return its value and what it printed. `tool` names it for `abandoned`."""
         where = run_in or self.run_in
         install_capture(self._server_thread)
         buffer = io.StringIO()
@@ -237,11 +279,15 @@ class ToolRunner:
                 value = await fn(**kwargs)
             else:
                 value = await self.workers.run(
-                    functools.partial(contextvars.copy_context().run, fn, **kwargs)
+                    functools.partial(contextvars.copy_context().run, fn, **kwargs), tool
                 )
         finally:
             _captured.reset(token)
         return value, buffer.getvalue()
+
+    def abandoned(self, tool: str) -> int:
+        """How many calls of `tool` still run on worker threads after their caller gave up on them."""
+        return self.workers.abandoned(tool)
 
     async def _on_kernel(self, fn: Callable[..., Any], kwargs: dict[str, Any], buffer: io.StringIO) -> Any:
         context = contextvars.copy_context()

@@ -11,12 +11,13 @@ GET streams), the default is the SDK's own: streams.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from ._sessions import LimitedSessionManager
 
 # The Gate's choice for the request being served: one JSON body (True) or the SDK's stream handling.
 _json_reply: ContextVar[bool] = ContextVar("mcp_notebook_json_reply", default=False)
@@ -38,12 +39,9 @@ class _ReplyChoosingTransport(StreamableHTTPServerTransport):
         pass  # chosen per request (see json_reply)
 
 
-class SessionManager(StreamableHTTPSessionManager):
-    """The SDK's session manager, with the JSON-or-stream choice made per request (both eras), and
-    word of every handshake-era session that ends (DELETE, idle timeout, crash), so that what the
-    server kept for it (subscriptions, log level) goes with it."""
-
-    on_session_end: Callable[[str], None] | None = None
+class SessionManager(LimitedSessionManager):
+    """The session manager (limits and the word of a session's end: `_sessions`), with the JSON-or-stream
+    choice made per request (both eras)."""
 
     @property
     def json_response(self) -> bool:  # read per 2026-07-28 request, as it is handed on
@@ -59,11 +57,6 @@ class SessionManager(StreamableHTTPSessionManager):
             # The SDK builds the transport itself; the subclass only adds the per-request choice.
             transport.__class__ = _ReplyChoosingTransport
         return transport
-
-    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        await super()._discard_session(session_id, transport)
-        if self.on_session_end is not None:
-            self.on_session_end(session_id)
 
 
 @contextlib.contextmanager

@@ -8,9 +8,12 @@ and the audit log (`_audit`: one JSON line per call, on disk as the call ends).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import logging
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -22,10 +25,13 @@ import anyio.to_thread
 
 from ._arguments import argument_problems, compile_validator
 from ._audit import AuditLog
+from ._errors import AuditLogWarning
 from ._guards import RateLimited, TokenBucket, sanitize_result
 from ._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ._results import error_result
 from ._text import add_messages, t
+
+logger = logging.getLogger(__name__)
 
 add_messages(
     {
@@ -41,6 +47,17 @@ add_messages(
                 "들어 있었습니다. 이런 문자는 보내기 전에 지우는데, 지우고 나니 출력 스키마에 맞지 않습니다: "
                 "{problems}. 도구가 구조화된 결과에 평범한 텍스트만 돌려주어야 합니다. 도구를 만든 사람에게 "
                 "알리세요."
+            ),
+        },
+        "audit.write_failed": {
+            "en": (
+                "The audit log {path} could not be written ({error}): tool calls are not on record there "
+                "until it can be written again. Free disk space or fix the file's permissions; the calls "
+                "themselves still run."
+            ),
+            "ko": (
+                "감사 로그 {path}에 쓰지 못했습니다({error}). 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다. "
+                "디스크 공간을 비우거나 파일 권한을 고치세요. 호출 자체는 그대로 실행됩니다."
             ),
         },
     }
@@ -102,6 +119,8 @@ class Guardrails:
         self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
         self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        self.audit_error: str | None = None  # why the last audit write failed; None while writing works
+        self.audit_listeners: list[Callable[[str | None], None]] = []  # told when that changes
 
     def set_client(self, client: str) -> contextvars.Token[str]:
         """Make `client` (an identity, proven by its credential) the `current_client` of this call."""
@@ -190,19 +209,46 @@ class Guardrails:
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
     def record(self, record: Any) -> None:
+        """Write one call to the audit log; a failure is reported (`audit_error`, a warning), never raised."""
         if self.audit is None:
             return
-        self.audit.record(
-            client=record.client,
-            claimed=record.claimed,
-            tool=record.tool,
-            arguments=record.arguments,
-            decision=record.decision,
-            outcome=record.outcome,
-            is_error=record.is_error,
-            duration_ms=round(record.duration * 1000, 3),
-            protocol_version=record.protocol_version,
-        )
+        try:
+            self.audit.record(
+                client=record.client,
+                claimed=record.claimed,
+                tool=record.tool,
+                arguments=record.arguments,
+                decision=record.decision,
+                outcome=record.outcome,
+                is_error=record.is_error,
+                duration_ms=round(record.duration * 1000, 3),
+                protocol_version=record.protocol_version,
+            )
+        except Exception as exc:  # a full disk must not fail the call it records: it is reported instead
+            self._audit_failed(f"{type(exc).__name__}: {exc}")
+        else:
+            if self.audit_error is not None:
+                self._audit_changed(None)
+
+    def _audit_failed(self, error: str) -> None:
+        first = self.audit_error is None
+        self._audit_changed(error)
+        if not first:
+            return  # once per failure streak: a failing disk must not flood the notebook
+        assert self.audit is not None
+        message = t("audit.write_failed", path=self.audit.path, error=error)
+        logger.warning("%s", message)
+        # Warnings turned into errors (-W error) must still never fail the call being recorded.
+        with contextlib.suppress(AuditLogWarning):
+            warnings.warn(message, AuditLogWarning, stacklevel=2)
+
+    def _audit_changed(self, error: str | None) -> None:
+        self.audit_error = error
+        for listener in list(self.audit_listeners):
+            try:
+                listener(error)
+            except Exception:  # a display callback must never fail a call
+                logger.exception("audit listener failed")
 
     def close(self) -> None:
         if self.audit is not None:

@@ -9,14 +9,18 @@ prints; the clock is injected so tests never sleep.
   sends back to the model (text blocks and the strings of ``structuredContent`` alike).
 - `visible` / `visible_html`: the same characters made visible instead (``⟨U+202E⟩``), for what a
   person reads before approving a call: a prompt must show exactly what will run.
-- `looks_secret` / `redact`: recognise secret-looking argument names and hide their values (the
-  audit log, `_audit`, writes arguments redacted).
+- `looks_secret` / `redact`: recognise secret-looking argument names and hide their values, and
+  hide secrets by what they look like wherever they are (`redact_text`: JWTs, PEM blocks, passwords
+  in URLs, well-known API key shapes, long random-looking strings). The audit log (`_audit`) and
+  `srv.export_activity()` write what they keep redacted.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import html
+import itertools
 import json
 import math
 import re
@@ -303,10 +307,14 @@ def visible_html(text: str) -> str:
 # -- secrets ---------------------------------------------------------------------------------------------
 
 _SECRET_TOKENS = frozenset(
-    {"password", "passwd", "pwd", "passphrase", "secret", "token", "credential", "credentials"}
-    | {"apikey", "authorization", "bearer", "cookie"}
+    {"password", "passwd", "pwd", "passphrase", "passcode", "secret", "token", "credential", "credentials"}
+    | {"apikey", "authorization", "auth", "bearer", "cookie", "jwt", "pin", "otp", "totp", "hotp", "mfa"}
+    | {"cvv", "cvc", "ssn", "dsn"}
 )
-_SECRET_COMPOUNDS = ("apikey", "privatekey", "accesskey", "secretkey", "password", "passwd", "authtoken")
+_SECRET_COMPOUNDS = (
+    "apikey", "privatekey", "privkey", "accesskey", "secretkey", "signingkey", "encryptionkey", "sshkey",
+    "password", "passwd", "authtoken", "sessionid", "sessiontoken", "connectionstring",
+)  # fmt: skip
 # "token" alone is also a paging cursor (page_token, nextToken) or a count (max_tokens is plural).
 _NOT_SECRET_WITH_TOKEN = frozenset({"page", "next", "continuation", "cursor", "sync", "max", "count", "num"})
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -319,7 +327,7 @@ def name_tokens(name: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def looks_secret(name: str) -> bool:
-    """Whether an argument called `name` probably holds a secret (password, token, API key ...)."""
+    """Whether an argument called `name` probably holds a secret (password, token, API key, PIN ...)."""
     tokens = name_tokens(name)
     compact = "".join(tokens)
     if any(part in compact for part in _SECRET_COMPOUNDS):
@@ -330,20 +338,84 @@ def looks_secret(name: str) -> bool:
     return bool(hits)
 
 
+# Secrets by what they look like, wherever they sit (a free-text argument, a URL, a result).
+_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,60})-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*):[^\s/@]+@")
+_SCHEME_CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE)
+_KEY_SHAPES = re.compile(
+    r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic style
+    r"|\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"  # GitHub
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
+    r"|\bglpat-[A-Za-z0-9_-]{20,}"  # GitLab
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key id
+    r"|\bAIza[0-9A-Za-z_-]{35}"  # Google API key
+    r"|\bhf_[A-Za-z0-9]{30,}"  # Hugging Face
+)
+_RANDOM_CANDIDATE = re.compile(r"[A-Za-z0-9+/_=.-]{24,}")
+_HEX = re.compile(r"[0-9A-Fa-f-]+")
+_SHORTEST_SECRET = 20  # an AWS key id; shorter text is never scanned
+_MIN_ENTROPY = 3.7  # bits per character: random base64 of 24+ characters scores about 4.2 and more
+_MIN_SWITCHES = 0.45  # share of neighbours that switch between lower, upper and digit
+
+
+def looks_random(word: str) -> bool:
+    """Whether `word` (24+ characters, no spaces) looks like a generated key rather than a name.
+
+    Random base64/alphanumeric keys have high entropy and switch between lower case, upper case and
+    digits at almost every other character; identifiers, paths, dates and snake_case do not. Hex
+    strings (hashes, UUIDs) are kept: they are as often identifiers as secrets.
+    """
+    if len(word) < 24 or _HEX.fullmatch(word) or word.isalpha() or not any(c.isalpha() for c in word):
+        return False
+    counts = collections.Counter(word)
+    size = len(word)
+    entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
+    if entropy < _MIN_ENTROPY:
+        return False
+    kinds = [0 if c.islower() else 1 if c.isupper() else 2 for c in word if c.isalnum()]
+    if len(kinds) < 2:
+        return False
+    switches = sum(a != b for a, b in itertools.pairwise(kinds)) / (len(kinds) - 1)
+    return switches >= _MIN_SWITCHES
+
+
+def redact_text(text: str) -> str:
+    """`text` with every secret-looking value in it replaced by ``[redacted]`` (the rest kept)."""
+    if len(text) < _SHORTEST_SECRET:
+        return text
+    text = _PEM.sub(REDACTED, text)
+    text = _JWT.sub(REDACTED, text)
+    text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
+    text = _SCHEME_CREDENTIAL.sub(rf"\1\2{REDACTED}", text)
+    text = _KEY_SHAPES.sub(REDACTED, text)
+    return _RANDOM_CANDIDATE.sub(lambda m: REDACTED if looks_random(m.group()) else m.group(), text)
+
+
 def redact(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of `arguments` with the value of every secret-looking key, at any depth, replaced."""
+    """A copy of `arguments` with secrets hidden, at any depth.
+
+    The value of every secret-looking key is replaced whole (`looks_secret`); in every other string,
+    secret-looking values are replaced where they sit (`redact_text`).
+    """
     return {
-        key: REDACTED if looks_secret(str(key)) else _redact_value(value) for key, value in arguments.items()
+        key: REDACTED if looks_secret(str(key)) else redact_value(value) for key, value in arguments.items()
     }
 
 
 def redact_if_needed(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-    """`arguments` itself when nothing in it needs hiding (flat, no secret-looking name), else `redact`.
+    """`arguments` itself when nothing in it needs hiding, else `redact`.
 
-    The audit log's fast path: most calls have a few plain arguments, and copying them is waste.
+    The audit log's fast path: most calls have a few short plain arguments, and copying them is waste.
     """
     for key, value in arguments.items():
-        if type(value) not in _FLAT or looks_secret(str(key)):
+        kind = type(value)
+        if (
+            kind not in _FLAT
+            or looks_secret(str(key))
+            or (kind is str and len(value) >= _SHORTEST_SECRET and redact_text(value) != value)
+        ):
             return redact(arguments)
     return arguments
 
@@ -351,9 +423,12 @@ def redact_if_needed(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
 _FLAT = frozenset({str, int, float, bool, type(None)})
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
+    """Any JSON value with secrets hidden (see `redact`); a string is scanned by `redact_text`."""
+    if isinstance(value, str):
+        return redact_text(value)
     if isinstance(value, Mapping):
         return redact(value)
     if isinstance(value, list | tuple):
-        return [_redact_value(item) for item in value]
+        return [redact_value(item) for item in value]
     return value

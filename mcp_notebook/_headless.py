@@ -336,18 +336,15 @@ def _write_clients_file(path: Path, url: str, tokens: dict[str, str]) -> None:
         os.close(fd)
 
 
-def _resolve_token(given: str | None) -> tuple[str, bool]:
-    token = given or os.environ.get("MCP_NOTEBOOK_TOKEN")
-    if token:
-        return token, False
-    return new_token(), True
+def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
+    """The ``serve`` command (see ``mcp-notebook serve --help``).
 
-
-def main_serve(args: argparse.Namespace) -> int:
-    """The ``serve`` command (see ``mcp-notebook serve --help``)."""
+    `token`: what the command line resolved (``--token-file``, ``MCP_NOTEBOOK_TOKEN``); None makes one.
+    """
     signal.signal(signal.SIGTERM, _interrupt)
     notebook = Path(args.notebook).resolve()
-    token, generated = _resolve_token(args.token)
+    generated = not token
+    token = token or new_token()
     names = list(dict.fromkeys(getattr(args, "client", None) or []))
     try:
         cells = read_cells(notebook)

@@ -1,11 +1,13 @@
 """The HTTP face of the server: the SDK's Streamable HTTP app behind a token check.
 
 Security defaults (spec 2025-11-25 basic/transports "Security Warning"): bind loopback, check
-``Host`` and ``Origin`` (the SDK's transport security: 421 / 403), and require a token. The token
-is accepted the two ways people already know: ``Authorization: Bearer <token>`` (MCP clients)
-and ``?token=<token>`` (the Jupyter way, and the only way for tools that cannot send headers).
-The token decides who is calling (`_identity`): the gate puts that `Identity` in the request's
-scope, once per request, and nothing downstream asks the client who it is.
+``Host`` and ``Origin`` (421 / 403), and require a token. Host and Origin are parsed and compared
+exactly (`AddressCheck`): the SDK's own check compares only the start of the string, so
+``localhost:evil.com`` passed it as "localhost with some port". The token is accepted the two
+ways people already know: ``Authorization: Bearer <token>`` (MCP clients) and ``?token=<token>``
+(the Jupyter way, and the only way for tools that cannot send headers). The token decides who is
+calling (`_identity`): the gate puts that `Identity` in the request's scope, once per request, and
+nothing downstream asks the client who it is.
 
 Requests the SDK would refuse with a bare plain-text line are refused here first, with a JSON-RPC
 error that says what to change: a body that is not JSON (415) and a body over the size limit (413,
@@ -22,9 +24,11 @@ that may wait for a person (approval) gets the SDK's stream handling.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -36,10 +40,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._identity import STATE_KEY, Identities, Identity
+from ._sessions import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_PER_IDENTITY,
+    DEFAULT_TOTAL,
+    LimitedSessionManager,
+)
 from ._text import add_messages, t
 
 MCP_PATH = "/mcp"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
@@ -68,6 +77,31 @@ add_messages(
                 "요청 본문이 이 서버가 받는 크기({limit}바이트 = {mib})보다 큽니다. 더 적게 보내세요: 큰 데이터는 "
                 "인자에 직접 넣지 말고 파일 경로나 리소스로 넘기세요. 한도를 올리려면 서버를 시작하기 전에 환경 변수 "
                 "{variable}을(를) 설정하세요(예: {variable}={example})."
+            ),
+        },
+        "http.bad_host": {
+            "en": (
+                "This MCP server answers only requests addressed to this machine by a loopback name "
+                "({allowed}) with a port, but the request's Host header is {host}. Connect to "
+                "http://127.0.0.1:<port>/mcp (srv.url). A web page whose own name was pointed at this machine "
+                "(DNS rebinding) is refused here."
+            ),
+            "ko": (
+                "이 MCP 서버는 이 컴퓨터를 루프백 이름({allowed})과 포트로 부른 요청에만 답합니다. 그런데 요청의 "
+                "Host 헤더 값은 {host}입니다. http://127.0.0.1:<포트>/mcp (srv.url)로 연결하세요. 자기 도메인 이름을 "
+                "이 컴퓨터로 돌린 웹 페이지(DNS 리바인딩)는 여기서 거절됩니다."
+            ),
+        },
+        "http.bad_origin": {
+            "en": (
+                "Requests from web pages are accepted only from pages on this machine (http or https, "
+                "host {allowed}, any port), but the request's Origin header is {origin}. A page on another "
+                "site must not drive the notebook's kernel. MCP clients that are not browsers send no Origin."
+            ),
+            "ko": (
+                "웹 페이지가 보낸 요청은 이 컴퓨터의 페이지(http 또는 https, 호스트 {allowed}, 포트는 무엇이든)에서 온 "
+                "것만 받습니다. 그런데 요청의 Origin 헤더 값은 {origin}입니다. 다른 사이트의 페이지가 노트북 커널을 "
+                "움직여서는 안 됩니다. 브라우저가 아닌 MCP 클라이언트는 Origin을 보내지 않습니다."
             ),
         },
         "http.bad_max_request_bytes": {
@@ -121,6 +155,9 @@ class Gate:
       so a client that cannot speak 2026-07-28 must learn it may fall back to the handshake
       (spec 2026-07-28 basic/lifecycle "Version Negotiation").
 
+    - A ``Host`` that is not a loopback name (or the served host) with a port → 421, and an ``Origin``
+      that is not such a page → 403 (`AddressCheck`).
+
     One layer, not two: it runs on every request.
     """
 
@@ -131,21 +168,27 @@ class Gate:
         max_body: int = DEFAULT_MAX_REQUEST_BYTES,
         answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
         hung_up: Callable[[str, str], None] | None = None,
+        addresses: AddressCheck | None = None,
     ) -> None:
         self.app = app
         self.identities = identities
         self.max_body = max_body
         self._answers_at_once = answers_at_once
         self._hung_up = hung_up
+        self.addresses = addresses if addresses is not None else AddressCheck()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        version = content_type = length = None
+        version = content_type = length = host = origin = None
         identity: Identity | None = None
         for key, value in scope["headers"]:
-            if key == b"authorization":
+            if key == b"host":
+                host = value
+            elif key == b"origin":
+                origin = value
+            elif key == b"authorization":
                 scheme, _, credential = value.partition(b" ")
                 if scheme.lower() == b"bearer":
                     identity = self.identities.identify(credential.strip())
@@ -162,8 +205,8 @@ class Gate:
             state = scope.get("state")
             if state is None:
                 state = scope["state"] = {}
-            state[STATE_KEY] = identity
-            scope["user"] = identity.user
+            state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
+            scope["user"] = identity.user  # the SDK's: a session belongs to the identity that opened it
         if identity is None:
             payload = {
                 "jsonrpc": "2.0",
@@ -171,6 +214,14 @@ class Gate:
                 "error": {"code": -32001, "message": t("http.unauthorized")},
             }
             await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
+        elif not self.addresses.host_ok(host):
+            shown = repr(host.decode("latin-1")[:100]) if host is not None else "(none)"
+            await _send_error(send, 421, t("http.bad_host", host=shown, allowed=self.addresses.names_text))
+        elif origin is not None and not self.addresses.origin_ok(origin):
+            shown = repr(origin.decode("latin-1")[:100])
+            await _send_error(
+                send, 403, t("http.bad_origin", origin=shown, allowed=self.addresses.names_text)
+            )
         elif post and not (content_type or b"").lower().startswith(b"application/json"):
             # The same test as the SDK's, so nothing it accepted before is refused now.
             got = repr(content_type.decode("latin-1")[:100]) if content_type is not None else "(none)"
@@ -360,16 +411,76 @@ async def _send_json(
     await send({"type": "http.response.body", "body": body})
 
 
-def security_settings(host: str, port: int) -> TransportSecuritySettings:
-    """Host/Origin allow-lists: the loopback names, plus `host` itself when it is not one."""
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    if host not in LOOPBACK_HOSTS:
-        names.append(f"[{host}]" if ":" in host else host)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:{port}" for name in names] + [f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names] + [f"https://{name}:*" for name in names],
-    )
+# host[:port], where host is a bracketed IPv6 literal or a name/IPv4 made of letters, digits, dots
+# and dashes: anything else (userinfo, a path, a second colon, spaces) cannot match.
+_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
+_ORIGIN = re.compile(r"(https?)://(.+)", re.IGNORECASE)
+
+
+class AddressCheck:
+    """Exact Host and Origin checks against the names this server answers to.
+
+    A Host must be one of the names with a port (1-65535); an Origin must be ``http`` or ``https``
+    with one of the names and an optional port, and nothing else (no user info, no path). Names
+    compare without case; IPv6 literals compare as addresses (``[0:0::1]`` is ``[::1]``). The port is
+    not tied to this server's: what DNS rebinding changes is the name, and a page served from another
+    local port (JupyterLab's) is a legitimate origin.
+    """
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        names = {"127.0.0.1", "localhost", "[::1]"}
+        if not is_loopback(host):
+            names.add(_name(host))
+        self.names = frozenset(name for name in (_canonical(n) for n in names) if name is not None)
+        self.names_text = ", ".join(sorted(self.names))
+        # Bounded caches: a client sends the same few values on every request.
+        self._host_ok = functools.lru_cache(maxsize=256)(self._check_host)
+        self._origin_ok = functools.lru_cache(maxsize=256)(self._check_origin)
+
+    def host_ok(self, value: bytes | None) -> bool:
+        """Whether a ``Host`` header value names this server (a missing one does not)."""
+        return value is not None and self._host_ok(value)
+
+    def origin_ok(self, value: bytes) -> bool:
+        """Whether an ``Origin`` header value is a page on this machine."""
+        return self._origin_ok(value)
+
+    def _check_host(self, value: bytes) -> bool:
+        parsed = _authority(value.decode("latin-1"))
+        return parsed is not None and parsed[1] is not None and parsed[0] in self.names
+
+    def _check_origin(self, value: bytes) -> bool:
+        matched = _ORIGIN.fullmatch(value.decode("latin-1"))
+        if matched is None:
+            return False
+        parsed = _authority(matched.group(2))
+        return parsed is not None and parsed[0] in self.names
+
+
+def _name(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _canonical(name: str) -> str | None:
+    """A host name in the one spelling comparisons use: lower case; IPv6 literals compressed."""
+    if name.startswith("["):
+        try:
+            return f"[{ipaddress.IPv6Address(name[1:-1]).compressed}]"
+        except ValueError:
+            return None
+    return name.lower()
+
+
+def _authority(text: str) -> tuple[str, int | None] | None:
+    """``(host, port)`` of a ``host[:port]``, or None when it is anything more or less than that."""
+    matched = _AUTHORITY.fullmatch(text)
+    if matched is None:
+        return None
+    name = _canonical(matched.group(1))
+    port = int(matched.group(2)) if matched.group(2) is not None else None
+    if name is None or (port is not None and not 0 < port < 65536):
+        return None
+    return name, port
 
 
 def build_app(
@@ -377,11 +488,12 @@ def build_app(
     *,
     identities: Identities,
     host: str,
-    port: int,
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
     hung_up: Callable[[str, str], None] | None = None,
     on_session_end: Callable[[str], None] | None = None,
+    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_PER_IDENTITY,
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
@@ -391,17 +503,24 @@ def build_app(
     result and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
     `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
     `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
+    `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
+    and one credential holds at most that many (`_sessions`).
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
         streamable_http_path=MCP_PATH,
-        transport_security=security_settings(host, port),
+        # The Gate checks Host and Origin exactly; the SDK's check (by prefix) would only repeat a
+        # weaker test, and refuse spellings the Gate accepts (upper case, an origin without a port).
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
+        max_sessions=DEFAULT_TOTAL,
     )
-    if answers_at_once is not None or on_session_end is not None:
-        # The SDK builds its session manager inside streamable_http_app(); the subclass adds only
-        # the per-request choice and the word of a session's end (see _framing).
-        sdk_server.session_manager.__class__ = SessionManager
-        sdk_server.session_manager.on_session_end = on_session_end
-    return Gate(app, identities, limit, answers_at_once, hung_up)
+    # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
+    # per credential and the word of a session's end (_sessions) and, with `answers_at_once`, the
+    # per-request reply choice (_framing).
+    manager = sdk_server.session_manager
+    manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
+    manager.limit(max_sessions, session_idle_timeout)
+    manager.on_session_end = on_session_end
+    return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))

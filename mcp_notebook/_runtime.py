@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import logging
 import os
 import secrets
@@ -111,6 +112,9 @@ def serve(
     approval_timeout: float = 120.0,
     page_size: int = 100,
     history: int = 500,
+    history_bytes: int = 32 * 1024 * 1024,
+    session_idle_timeout: float = 600.0,
+    max_sessions: int = 32,
     result_limit: int = 50_000,
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
@@ -151,6 +155,14 @@ def serve(
         Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
     history:
         How many recent calls `srv.calls` (and the activity log) keep.
+    history_bytes:
+        How many bytes those records may hold together (32 MiB by default): the oldest go first, and
+        one record's large arguments or results are kept shortened (the call itself had them whole).
+    session_idle_timeout:
+        Seconds after which a handshake-era session with nothing in flight ends (10 minutes).
+    max_sessions:
+        How many handshake-era sessions one credential may hold; opening one more closes its oldest
+        idle one, or is refused (429) when all are busy.
     result_limit:
         A tool result with more text than this (characters) is kept as a resource, and the client
         gets a summary with a ``resource_link`` to read all of it.
@@ -197,6 +209,7 @@ def serve(
             page_size=page_size,
             result_limit=result_limit,
             history=history,
+            history_bytes=history_bytes,
             approval=policy,
             guards=Guardrails(
                 max_output_chars=max_output_chars,
@@ -209,7 +222,15 @@ def serve(
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
         portal = runtime.portal()
         try:
-            _, server = portal.start_task(run_http, tools, sock, host, port)
+            serving = functools.partial(
+                run_http,
+                tools,
+                sock,
+                host,
+                session_idle_timeout=session_idle_timeout,
+                max_sessions=max_sessions,
+            )
+            _, server = portal.start_task(serving)
         except Exception as exc:
             sock.close()
             tools.guards.close()  # the audit log it opened

@@ -32,7 +32,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from ._activity import ActivityLog, session_id_of
+from ._activity import DEFAULT_MAX_BYTES, ActivityLog, session_id_of
 from ._approval import ApprovalPolicy
 from ._calls import ToolCalls
 from ._catalogue import Catalogue
@@ -80,6 +80,7 @@ class ToolServer:
         identities: Identities | None = None,
         name: str = "mcp-notebook",
         history: int = 500,
+        history_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -92,7 +93,7 @@ class ToolServer:
         self.guards = guards if guards is not None else Guardrails()
         # Who may call, and whom each credential proves (the HTTP gate reads it on every request).
         self.identities = identities if identities is not None else Identities(new_token())
-        self.log = ActivityLog(history, self.guards)
+        self.log = ActivityLog(history, self.guards, max_bytes=history_bytes)
         self.calls = self.log.calls  # tools/call only
         self.activity = self.log.activity  # every request
         self.call_listeners = self.log.listeners

@@ -153,14 +153,29 @@ class ServerHandle:
         """Every recent request (lists, reads, prompts ... and tool calls), newest last."""
         return list(self._tools.activity)
 
+    @property
+    def audit_error(self) -> str | None:
+        """Why the audit log could not be written last time (None while writing works)."""
+        return self._tools.guards.audit_error
+
     def export_activity(self, path: str | os.PathLike[str]) -> int:
-        """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count."""
+        """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count.
+
+        Secrets are redacted as in the audit log (by argument name and by what a value looks like:
+        tokens, keys, passwords in URLs ...), and the file is readable by its owner only.
+        """
         import json
 
+        from ._guards import redact
+
         calls = self.activity
-        with open(path, "w", encoding="utf-8") as out:
+        # O_CREAT with 0o600, and fchmod for a file that was already there with wider permissions.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as out:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
             for record in calls:
-                out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+                out.write(json.dumps(redact(record.to_json()), ensure_ascii=False, default=str) + "\n")
         return len(calls)
 
     def panel(self) -> Any:

@@ -111,6 +111,22 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": "Tool {name!r} took longer than {seconds:g} s and was abandoned; nothing it returns later is used. Try a smaller request.",
         "ko": "도구 {name!r}이(가) {seconds:g}초 넘게 걸려 중단했습니다. 나중에 돌려주는 결과는 쓰지 않습니다. 더 작은 요청으로 다시 시도하세요.",
     },
+    "call.stuck": {
+        "en": (
+            "{count} earlier calls of tool {name!r} are still running although nobody waits for them any "
+            "more (its timeout: {timeout}). A running call cannot be stopped, only abandoned, and these "
+            "hold worker threads other tools need, so new calls of {name!r} are refused until some of them "
+            "finish. Wait, then call again; if this keeps happening, the tool hangs or its timeout is too "
+            "short: the notebook's owner should fix the tool or its @tool(timeout=...)."
+        ),
+        "ko": (
+            "도구 {name!r}의 이전 호출 {count}개가 이제 아무도 기다리지 않는데도 아직 실행 중입니다(제한 시간: "
+            "{timeout}). 실행 중인 호출은 멈출 수 없고 버려 둘 수만 있는데, 이 호출들이 다른 도구에 필요한 작업 스레드를 쥐고 있어서 그중 "
+            "일부가 끝날 때까지 {name!r}의 새 호출을 거절합니다. 기다렸다가 다시 호출하세요. 이런 일이 되풀이되면 "
+            "도구가 멈춰 있거나 제한 시간이 너무 짧은 것이니, 노트북 주인이 도구나 @tool(timeout=...)을 고쳐야 합니다."
+        ),
+    },
+    "call.seconds": {"en": "{seconds:g} s", "ko": "{seconds:g}초"},
     "tool.bad_approval": {
         "en": "approval must be 'always', 'never' or left out, got {value!r}.",
         "ko": "approval은 'always', 'never' 중 하나이거나 생략해야 하는데 {value!r}을(를) 받았습니다.",
@@ -149,6 +165,14 @@ _MESSAGES: dict[str, dict[Language, str]] = {
     "call.invalid_arguments": {
         "en": "Invalid arguments for tool {name!r}:\n{problems}\nFix these arguments and call the tool again.",
         "ko": "도구 {name!r}의 인자가 올바르지 않습니다:\n{problems}\n이 인자들을 고쳐서 다시 호출하세요.",
+    },
+    "call.more_problems": {
+        "en": "... and {count} more problems (fix these first, then call again to see the rest)",
+        "ko": "... 그 밖에 문제 {count}개가 더 있습니다(먼저 위의 것을 고치고 다시 호출하면 나머지가 보입니다)",
+    },
+    "call.many_more_problems": {
+        "en": "... and many more problems (fix these first, then call again to see the rest)",
+        "ko": "... 그 밖에도 문제가 많습니다(먼저 위의 것을 고치고 다시 호출하면 나머지가 보입니다)",
     },
     "call.missing": {"en": "missing required argument {field!r}", "ko": "필수 인자 {field!r}이(가) 없습니다"},
     "call.unexpected": {

@@ -3,7 +3,8 @@
 `bind_socket` binds before anything starts, so a port in use is reported at once, in words.
 `run_http` runs uvicorn as a task of `mcp_notebook._runtime`'s loop and reports started only once
 it listens; the caller stops it with ``should_exit`` and waits on ``done``. uvicorn is configured for
-a kernel: no logging setup of its own and a short graceful shutdown.
+a kernel: no logging setup of its own, a short graceful shutdown, and limits on what connections may
+cost (`_connection_limits`: deadlines for slow clients, a cap on open connections).
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ from typing import Any
 import anyio
 import uvicorn
 
+from ._connection_limits import ConnectionLimits, connection_protocol
 from ._errors import ServerError
 from ._http import build_app
 from ._server import ToolServer
+from ._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 from ._text import t
+
+# A request line and headers larger than this are refused (431) before anything else reads them.
+MAX_HEAD_BYTES = 16 * 1024
 
 
 class _Uvicorn(uvicorn.Server):
@@ -47,7 +53,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
         if exc.errno == errno.EADDRINUSE:
             raise ServerError(t("serve.port_in_use", host=host, port=port)) from None
         raise ServerError(t("serve.failed", error=exc)) from exc
-    sock.listen(128)
+    # A deep accept queue: a burst of connections is accepted (and, over the cap, closed) rather than
+    # left to retry their handshake while a real client waits behind them.
+    sock.listen(1024)
     sock.setblocking(False)
     return sock
 
@@ -56,21 +64,26 @@ async def run_http(
     tools: ToolServer,
     sock: socket.socket,
     host: str,
-    port: int,
     *,
+    limits: ConnectionLimits | None = None,
+    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_PER_IDENTITY,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     app = build_app(
         tools.sdk,
         identities=tools.identities,
         host=host,
-        port=port,
         answers_at_once=tools.answers_at_once,
         hung_up=tools.tool_calls.client_gone,
         on_session_end=tools.forget_session,
+        session_idle_timeout=session_idle_timeout,
+        max_sessions=max_sessions,
     )
     config = uvicorn.Config(
         app,
+        http=connection_protocol(limits if limits is not None else ConnectionLimits.from_environment()),
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",
         # No logging setup of uvicorn's own: its default puts a stderr handler on the "uvicorn" logger,
         # and a warning (a port scanner, a client speaking https) would land in the %mcp_serve cell.

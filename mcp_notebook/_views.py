@@ -1,12 +1,16 @@
 """What a client call returns, shown readably: text/plain for nbval and terminals, HTML for notebooks.
 
-The rich widget views come later; these fallbacks are what GitHub, nbconvert and nbval see.
+The rich widget views are in `mcp_notebook.widgets`; these fallbacks are what GitHub, nbconvert and
+nbval see. A result may come from any server (``--url``, ``--stdio``), and such a server is
+untrusted: every value it sent is escaped where it meets HTML, and media become an ``<img>`` only
+with a plain ``image/*`` type and base64 data (`media_type`, `is_base64`), never markup of its making.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +22,30 @@ add_messages(
         "result.prompt_label": {"en": "Prompt", "ko": "프롬프트"},
     }
 )
+
+
+# A type and subtype of letters, digits and + . - only: nothing that can end an attribute or a URL part.
+_MEDIA_TYPE = re.compile(r"(image|audio)/[a-z0-9][a-z0-9.+-]{0,126}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def media_type(value: Any, kinds: tuple[str, ...] = ("image", "audio")) -> str | None:
+    """`value` as a media type safe to put into markup and a ``data:`` URL, or None.
+
+    Only ``image/*`` / ``audio/*`` (as `kinds` allows) made of letters, digits and ``+.-``, compared
+    in lower case. ``image/url`` is refused: ipywidgets reads that format as "load this address".
+    """
+    if not isinstance(value, str):
+        return None
+    lowered = value.strip().lower()
+    if _MEDIA_TYPE.fullmatch(lowered) is None or lowered.partition("/")[2] == "url":
+        return None
+    return lowered if lowered.partition("/")[0] in kinds else None
+
+
+def is_base64(data: Any) -> bool:
+    """Whether `data` is base64 text and nothing else (the only thing allowed after ``;base64,``)."""
+    return isinstance(data, str) and len(data) % 4 == 0 and _BASE64.fullmatch(data) is not None
 
 
 def _block_lines(block: dict[str, Any]) -> str:
@@ -34,12 +62,24 @@ def _block_lines(block: dict[str, Any]) -> str:
     return f"[{kind}] {json.dumps(block, ensure_ascii=False)[:200]}"
 
 
-def _block_html(block: dict[str, Any]) -> str:
+def _image_html(mime: Any, data: Any) -> str | None:
+    """An ``<img>`` for base64 `data` of an ``image/*`` type, or None when either is not safe to use."""
+    safe = media_type(mime, ("image",))
+    if safe is None or not is_base64(data):
+        return None
+    return f'<img src="data:{html.escape(safe)};base64,{data}"/>'
+
+
+def _block_html(block: Any) -> str:
+    if not isinstance(block, dict):
+        return f"<pre>{html.escape(json.dumps(block, ensure_ascii=False, default=str)[:200])}</pre>"
     kind = block.get("type")
     if kind == "text":
-        return f"<pre>{html.escape(block['text'])}</pre>"
+        return f"<pre>{html.escape(str(block.get('text', '')))}</pre>"
     if kind == "image":
-        return f'<img src="data:{block["mimeType"]};base64,{block["data"]}"/>'
+        image = _image_html(block.get("mimeType"), block.get("data"))
+        if image is not None:
+            return image
     return f"<pre>{html.escape(_block_lines(block))}</pre>"
 
 
@@ -122,11 +162,12 @@ class ReadResult:
             f"<div><b>{html.escape(t('result.resource_label'))}</b>: <code>{html.escape(self.uri)}</code>"
         ]
         for item in self.contents:
-            mime = item.get("mimeType", "")
-            if "blob" in item and mime.startswith("image/"):
-                parts.append(f'<img src="data:{mime};base64,{item["blob"]}"/>')
+            mime = str(item.get("mimeType", ""))
+            image = _image_html(mime, item["blob"]) if "blob" in item else None
+            if image is not None:
+                parts.append(image)
             else:
-                body = item.get("text", "[blob]")
+                body = str(item.get("text", "[blob]"))
                 parts.append(f"<div><i>{html.escape(mime)}</i><pre>{html.escape(body)}</pre></div>")
         parts.append("</div>")
         return "".join(parts)
@@ -160,6 +201,7 @@ class PromptResult:
             f"<div><b>{html.escape(t('result.prompt_label'))}</b>: <code>{html.escape(self.name)}</code>"
         ]
         for message in self.messages:
-            parts.append(f"<div><b>{html.escape(message['role'])}</b>{_block_html(message['content'])}</div>")
+            role = html.escape(str(message.get("role", "?")))
+            parts.append(f"<div><b>{role}</b>{_block_html(message.get('content'))}</div>")
         parts.append("</div>")
         return "".join(parts)

@@ -32,9 +32,11 @@ always allow that tool); without one (stdin redirected, started in the backgroun
 --stdio, whose stdin is the protocol), such calls are declined at once and the client is told why.
 --approval auto runs every call without asking.
 
-Token: --token, else MCP_NOTEBOOK_TOKEN, else a new random one, printed to stderr as
-"mcp-notebook: token: ..." (not with --stdio, whose client needs none). Clients send it as
-'Authorization: Bearer <token>'; `mcp-notebook config CLIENT --url URL --token T` writes it in.
+Token: MCP_NOTEBOOK_TOKEN, or --token-file PATH (a file readable by you only), else a new random
+one, printed to stderr as "mcp-notebook: token: ..." (not with --stdio, whose client needs none).
+Clients send it as 'Authorization: Bearer <token>'; `mcp-notebook config CLIENT --url URL` writes it
+in (MCP_NOTEBOOK_TOKEN or --token-file again). Never put a token on a command line: other users of
+this machine can read every command line (ps); --token still works, and warns.
 That is the owner's token (identity "owner"). Better, give each client its own: --client NAME
 (repeatable) makes a token for NAME, written to a file only you can read (its path is logged;
 --clients-file chooses it) and reused by later runs. The server knows each client by its token:
@@ -45,6 +47,9 @@ Name: --name, else the notebook's file name and a digest of its path. The name k
 notebook's stored results (idempotency keys) apart from other notebooks' that define a tool of
 the same name; the same notebook keeps its name across restarts.
 """
+
+_TOKEN_HELP = "the token (default: MCP_NOTEBOOK_TOKEN); read from a file readable by you only"
+_TOKEN_ON_ARGV_HELP = "the token itself: visible to other users of this machine (ps); prefer the two above"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("notebook", metavar="NOTEBOOK.ipynb")
     serve.add_argument("--port", type=int, default=0, help="TCP port (default: a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    serve.add_argument("--token", help="the token clients must send (default: MCP_NOTEBOOK_TOKEN or random)")
+    _token_options(serve)
     serve.add_argument(
         "--approval", choices=["auto", "ask", "always"], help="approval of outside tool calls (default: ask)"
     )
@@ -102,23 +107,29 @@ def build_parser() -> argparse.ArgumentParser:
         description="A stdio MCP server that forwards everything to the Streamable HTTP server at URL.",
     )
     bridge.add_argument("url", metavar="URL")
-    bridge.add_argument("--token", help="the server's token (default: MCP_NOTEBOOK_TOKEN)")
+    _token_options(bridge)
 
     config = sub.add_parser("config", help="print a ready-to-paste client configuration")
     config.add_argument(
         "client", metavar="CLIENT", help="claude-code, claude-desktop, cursor, vscode or inspector"
     )
     config.add_argument("--url", required=True, help="the server's URL (srv.url)")
-    config.add_argument("--token", help="the server's token (srv.token; default: MCP_NOTEBOOK_TOKEN)")
+    _token_options(config)
     config.add_argument("--name", default="notebook", help="the name the client shows (default: notebook)")
 
     check = sub.add_parser("check", help="check that a client can reach a server; exit 0 if it can")
     check.add_argument("--url", required=True, help="the server's URL (srv.url)")
-    check.add_argument("--token", help="the server's token (srv.token; default: MCP_NOTEBOOK_TOKEN)")
+    _token_options(check)
     check.add_argument("--timeout", type=float, default=10.0, help="seconds to wait (default: 10)")
 
     sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
     return parser
+
+
+def _token_options(command: argparse.ArgumentParser) -> None:
+    group = command.add_mutually_exclusive_group()
+    group.add_argument("--token-file", metavar="PATH", help=_TOKEN_HELP)
+    group.add_argument("--token", help=_TOKEN_ON_ARGV_HELP)
 
 
 def _log_to_stderr() -> None:
@@ -127,8 +138,22 @@ def _log_to_stderr() -> None:
     logging.getLogger("mcp_notebook").setLevel(logging.INFO)
 
 
-def _token(given: str | None) -> str | None:
-    return given or os.environ.get("MCP_NOTEBOOK_TOKEN") or None
+def _token(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str | None:
+    """The token from --token-file, --token (warned about) or MCP_NOTEBOOK_TOKEN; None if none is set."""
+    from ._secrets import TokenFileError, read_token_file, token_on_argv_warning
+
+    if args.token_file:
+        try:
+            token, warning = read_token_file(args.token_file)
+        except TokenFileError as exc:
+            parser.error(str(exc))
+        if warning:
+            sys.stderr.write(f"mcp-notebook: {warning}\n")
+        return token
+    if args.token:
+        sys.stderr.write(f"mcp-notebook: {token_on_argv_warning()}\n")
+        return str(args.token)
+    return os.environ.get("MCP_NOTEBOOK_TOKEN") or None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,35 +167,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "version":
         sys.stdout.write(f"mcp-notebook {__version__}\n")
         return 0
+    if args.command in ("serve", "bridge", "config", "check"):
+        token = _token(args, parser)
     if args.command == "serve":
         from ._headless import main_serve
 
         _log_to_stderr()
-        return main_serve(args)
+        return main_serve(args, token)
     if args.command == "bridge":
         import anyio
 
         from ._bridge import run_bridge
 
         _log_to_stderr()
-        return anyio.run(run_bridge, args.url, _token(args.token))
+        return anyio.run(run_bridge, args.url, token)
     if args.command == "config":
-        from ._configs import client_config, is_remote_kernel, remote_warning
+        from ._configs import client_config, config_usage, is_remote_kernel, remote_warning
 
         try:
-            text = client_config(
-                args.client, args.url, _token(args.token), server_name=args.name, remote=False
-            )
+            text = client_config(args.client, args.url, token, server_name=args.name, remote=False)
         except ValueError as exc:
             parser.error(str(exc))
         if is_remote_kernel():
             sys.stderr.write(remote_warning() + "\n")
+        sys.stderr.write(config_usage(args.client, server_name=args.name) + "\n")
         sys.stdout.write(text + "\n")
         return 0
     if args.command == "check":
         from ._configs import check_connection
 
-        result = check_connection(args.url, _token(args.token), timeout=args.timeout)
+        result = check_connection(args.url, token, timeout=args.timeout)
         sys.stdout.write(result.message + "\n")
         return 0 if result.ok else 1
     parser.print_help()

@@ -54,9 +54,10 @@ def bridge_command(url: str) -> list[str]:
     return [sys.executable, "-m", "mcp_notebook.cli", "bridge", url]
 
 
-def with_token(token: str) -> dict[str, str]:
-    """The environment a bridge is started with: the token travels there, never on a command line."""
-    return {**os.environ, "MCP_NOTEBOOK_TOKEN": token}
+def bridge_env(token: str | None) -> dict[str, str]:
+    """The bridge's environment: the token in MCP_NOTEBOOK_TOKEN, as Claude Desktop's `env` hands it over."""
+    env = {key: value for key, value in os.environ.items() if key != "MCP_NOTEBOOK_TOKEN"}
+    return {**env, "MCP_NOTEBOOK_TOKEN": token} if token else env
 
 
 @contextlib.asynccontextmanager
@@ -65,8 +66,9 @@ async def through_bridge(
 ) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it."""
     command, *args = bridge_command(srv.url)
-    env = with_token(token or srv.token)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=env)
+    params = StdioServerParameters(
+        command=command, args=args, cwd=str(tmp_path), env=bridge_env(token or srv.token)
+    )
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -98,7 +100,9 @@ async def test_the_bridge_speaks_with_a_clients_own_token(
     server: Any, catalogue: Catalogue, tmp_path: Path
 ) -> None:
     define(catalogue)
-    token = server.client_config("claude-desktop").split("--token=", 1)[1].split('"', 1)[0]
+    token = json.loads(server.client_config("claude-desktop"))["mcpServers"]["notebook"]["env"][
+        "MCP_NOTEBOOK_TOKEN"
+    ]
     assert token == server.add_client("claude-desktop")  # the configuration carries the client's own token
     with anyio.fail_after(60):
         async with through_bridge(server, "auto", tmp_path, token=token) as client:
@@ -225,7 +229,7 @@ def free_port() -> int:
 def run_bridge_process(url: str, token: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         bridge_command(url),
-        env=with_token(token),
+        env=bridge_env(token),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -422,7 +426,7 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
     done = subprocess.run(
         bridge_command(server.url),
         input="\n".join(lines) + "\n",
-        env=with_token(server.token),
+        env=bridge_env(server.token),
         capture_output=True,
         text=True,
         timeout=60,

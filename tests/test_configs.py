@@ -17,12 +17,15 @@ import mcp_notebook
 from mcp_notebook import Catalogue, tool
 from mcp_notebook._configs import (
     CLIENTS,
+    INSPECTOR_FILE,
     REMOTE_ENV,
     CheckResult,
     bridge_command,
     check_connection,
     classify_failure,
     client_config,
+    config_usage,
+    inspector_command,
     is_remote_kernel,
 )
 from mcp_notebook.cli import main
@@ -47,21 +50,24 @@ def english() -> Iterator[None]:
         mcp_notebook.set_language(before)
 
 
-def test_claude_code_command_line() -> None:
-    line = client_config("claude-code", URL, TOKEN)
-    assert shlex.split(line) == [
-        "claude", "mcp", "add", "--transport", "http", "notebook", URL,
-        "--header", f"Authorization: Bearer {TOKEN}",
-    ]  # fmt: skip
-    assert f'--header "Authorization: Bearer {TOKEN}"' in line  # the form every shell reads
+def test_claude_code_project_file() -> None:
+    config = json.loads(client_config("claude-code", URL, TOKEN))
+    assert config == {
+        "mcpServers": {
+            "notebook": {"type": "http", "url": URL, "headers": {"Authorization": f"Bearer {TOKEN}"}}
+        }
+    }
+    assert ".mcp.json" in config_usage("claude-code")
 
 
-def test_claude_desktop_launches_the_bridge() -> None:
+def test_claude_desktop_launches_the_bridge_with_the_token_in_its_environment() -> None:
     config = json.loads(client_config("claude-desktop", URL, TOKEN, server_name="my notebook"))
     entry = config["mcpServers"]["my notebook"]
     command = [entry["command"], *entry["args"]]
-    assert command == [*bridge_command(), "bridge", URL, f"--token={TOKEN}"]
+    assert command == [*bridge_command(), "bridge", URL]
+    assert entry["env"] == {"MCP_NOTEBOOK_TOKEN": TOKEN}
     assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
+    assert "env" not in json.loads(client_config("claude-desktop", URL, None))["mcpServers"]["notebook"]
 
 
 def test_cursor_json() -> None:
@@ -78,18 +84,19 @@ def test_vscode_json() -> None:
     }
 
 
-def test_inspector_command_line() -> None:
-    words = shlex.split(client_config("inspector", URL, TOKEN))
-    assert words[:4] == ["npx", "@modelcontextprotocol/inspector", "--cli", URL]
-    assert words[words.index("--transport") + 1] == "http"
-    assert words[words.index("--header") + 1] == f"Authorization: Bearer {TOKEN}"
+def test_inspector_config_file_and_the_command_that_reads_it() -> None:
+    config = json.loads(client_config("inspector", URL, TOKEN))
+    assert config["mcpServers"]["notebook"]["headers"] == {"Authorization": f"Bearer {TOKEN}"}
+    usage = config_usage("inspector")
+    command = shlex.join([*inspector_command(), "--method", "tools/list"])
+    assert INSPECTOR_FILE in usage and command in usage and TOKEN not in usage
 
 
-def test_a_token_that_needs_quoting_survives_the_shell() -> None:
+def test_a_token_that_needs_quoting_survives_the_file() -> None:
     token = 'it\'s $HOME "quoted"'
     for name in ("claude-code", "inspector"):
-        words = shlex.split(client_config(name, URL, token))
-        assert words[words.index("--header") + 1] == f"Authorization: Bearer {token}"
+        entry = json.loads(client_config(name, URL, token))["mcpServers"]["notebook"]
+        assert entry["headers"]["Authorization"] == f"Bearer {token}"
 
 
 def test_unknown_client_lists_the_known_ones(english: None) -> None:
@@ -217,10 +224,28 @@ def test_check_works_while_an_event_loop_runs(server: Any) -> None:
 # -- the command line -------------------------------------------------------------------------------
 
 
-def test_cli_config_prints_the_configuration(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["config", "vscode", "--url", URL, "--token", TOKEN, "--name", "nb"]) == 0
-    out = capsys.readouterr().out
-    assert json.loads(out)["servers"]["nb"]["url"] == URL
+def test_cli_config_prints_the_configuration(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english: None
+) -> None:
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", TOKEN)
+    assert main(["config", "vscode", "--url", URL, "--name", "nb"]) == 0
+    captured = capsys.readouterr()
+    entry = json.loads(captured.out)["servers"]["nb"]
+    assert entry["url"] == URL and entry["headers"]["Authorization"] == f"Bearer {TOKEN}"
+    assert ".vscode/mcp.json" in captured.err  # where it goes, on stderr: stdout is the configuration
+
+
+def test_cli_reads_the_token_from_a_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("MCP_NOTEBOOK_TOKEN", raising=False)
+    token_file = tmp_path / "token"
+    token_file.write_text(f"{TOKEN}\n")
+    token_file.chmod(0o600)
+    assert main(["config", "cursor", "--url", URL, "--token-file", str(token_file)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["mcpServers"]["notebook"]["headers"]["Authorization"] == f"Bearer {TOKEN}"
+    assert "chmod" not in captured.err
 
 
 def test_cli_config_unknown_client_is_a_usage_error(
@@ -233,17 +258,21 @@ def test_cli_config_unknown_client_is_a_usage_error(
 
 
 def test_cli_check_with_a_clients_own_token(
-    server: Any, capsys: pytest.CaptureFixture[str], english: None
+    server: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english: None
 ) -> None:
-    token = server.add_client("cursor")
-    assert main(["check", "--url", server.url, "--token", token]) == 0
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", server.add_client("cursor"))
+    assert main(["check", "--url", server.url]) == 0
     server.revoke_client("cursor")
-    assert main(["check", "--url", server.url, "--token", token]) == 1
+    assert main(["check", "--url", server.url]) == 1
     assert "HTTP 401" in capsys.readouterr().out
 
 
-def test_cli_check_exit_status(server: Any, capsys: pytest.CaptureFixture[str], english: None) -> None:
-    assert main(["check", "--url", server.url, "--token", server.token]) == 0
+def test_cli_check_exit_status(
+    server: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english: None
+) -> None:
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", server.token)
+    assert main(["check", "--url", server.url]) == 0
     assert "Connected to" in capsys.readouterr().out
-    assert main(["check", "--url", server.url, "--token", "wrong"]) == 1
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", "wrong")
+    assert main(["check", "--url", server.url]) == 1
     assert "HTTP 401" in capsys.readouterr().out

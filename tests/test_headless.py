@@ -143,6 +143,11 @@ def headless(notebook: Path, *options: str, **kwargs: Any) -> Iterator[Headless]
         served.close()
 
 
+def with_token(token: str = TOKEN) -> dict[str, str]:
+    """The environment of a `serve` subprocess, the token in MCP_NOTEBOOK_TOKEN (never on its command line)."""
+    return {**os.environ, "MCP_NOTEBOOK_TOKEN": token}
+
+
 class Remote:
     def __init__(self, url: str, token: str) -> None:
         self.url, self.token = url, token
@@ -204,7 +209,7 @@ def test_skip_markers(source: str, tags: list[str], skipped: bool) -> None:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_serve_prints_only_the_url_serves_both_eras_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
     notebook = write_notebook(tmp_path)
-    with headless(notebook, "--port", "0", "--token", TOKEN, "--approval", "auto") as served:
+    with headless(notebook, "--port", "0", "--approval", "auto", env=with_token()) as served:
         url = served.line().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), served.stderr
         seen = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
@@ -223,7 +228,7 @@ def test_serve_prints_only_the_url_serves_both_eras_and_stops_cleanly(tmp_path: 
     assert "cell output goes to stderr" in served.stderr
     assert "must not run headless" not in served.stderr
     assert "cell 6 skipped" in served.stderr and "cell 7 skipped" in served.stderr
-    assert TOKEN not in served.stderr  # a token given on the command line is not echoed
+    assert TOKEN not in served.stderr  # a token given by the environment is not echoed
     assert port_is_free(int(url.rsplit(":", 1)[1].split("/")[0]))
 
 
@@ -243,7 +248,7 @@ def test_without_a_token_one_is_made_and_shown_on_stderr(tmp_path: Path) -> None
 def test_a_failing_cell_stops_serve_with_its_number(tmp_path: Path) -> None:
     cells = [*CELLS[:2], ("total = 1 / 0", []), CELLS[3]]
     notebook = write_notebook(tmp_path, cells)
-    with headless(notebook, "--token", TOKEN) as served:
+    with headless(notebook, env=with_token()) as served:
         assert served.line() == ""  # stdout ends without a URL
         code = served.process.wait(timeout=60)
     assert code == 1
@@ -300,7 +305,7 @@ def test_the_same_notebook_behaves_the_same_in_a_jupyter_kernel_and_headless(tmp
         in_kernel = {mode: use(Remote(info["url"], info["token"]), mode) for mode in ERAS}
     finally:
         kernel.shutdown()
-    with headless(notebook, "--token", TOKEN) as served:
+    with headless(notebook, env=with_token()) as served:
         url = served.line().strip()
         served_headless = {mode: use(Remote(url, TOKEN), mode) for mode in ERAS}
         assert served.stop() == 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, tool
-from mcp_notebook._configs import client_config
+from mcp_notebook._configs import INSPECTOR_FILE, client_config, inspector_command
 
 from .npm import INSPECTOR, INSPECTOR_VERSION, node_command
 
@@ -44,12 +43,22 @@ def run_inspector(command: list[str], *arguments: str, home: Path) -> subprocess
     return subprocess.run([*command, *arguments], capture_output=True, text=True, env=env, timeout=120)
 
 
+def write_config(adder: Any, folder: Path) -> Path:
+    """The configuration `client_config("inspector")` writes, saved where its usage says (token inside)."""
+    path = folder / INSPECTOR_FILE
+    path.write_text(client_config("inspector", adder.url, adder.token, remote=False))
+    path.chmod(0o600)
+    return path
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_inspector_lists_and_calls_tools_in_both_eras(
     inspector: list[str], adder: Any, era: str, tmp_path: Path
 ) -> None:
-    common = ["--cli", adder.url, "--transport", "http", "--header", f"Authorization: Bearer {adder.token}",
-              "--protocol-era", era, "--format", "json"]  # fmt: skip
+    # The token travels in the config file: never on the inspector's command line.
+    config = write_config(adder, tmp_path)
+    common = ["--cli", "--config", str(config), "--server", "notebook", "--protocol-era", era,
+              "--format", "json"]  # fmt: skip
     listed = run_inspector(inspector, *common, "--method", "tools/list", home=tmp_path)
     assert listed.returncode == 0, listed.stderr
     tools = json.loads(listed.stdout)["result"]["tools"]
@@ -76,9 +85,12 @@ def test_inspector_without_the_token_is_an_auth_failure(
     assert refused.returncode == 3, refused.stdout + refused.stderr  # the inspector's "auth" exit code
 
 
-def test_the_generated_inspector_line_works(inspector: list[str], adder: Any, tmp_path: Path) -> None:
-    words = shlex.split(client_config("inspector", adder.url, adder.token, remote=False))
+def test_the_generated_inspector_config_and_command_work(
+    inspector: list[str], adder: Any, tmp_path: Path
+) -> None:
+    config = write_config(adder, tmp_path)
+    words = inspector_command(str(config))
     assert words[:2] == ["npx", INSPECTOR]
-    done = run_inspector(inspector, *words[2:], "--format", "json", home=tmp_path)
+    done = run_inspector(inspector, *words[2:], "--method", "tools/list", "--format", "json", home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [t["name"] for t in json.loads(done.stdout)["result"]["tools"]] == ["add"]

@@ -187,16 +187,18 @@ def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue:
         connect = srv.panel().connect
         assert connect.config.value == "" and srv.clients == []  # showing the panel hands out nothing
         connect.client.value = "claude-code"
-        assert connect.config.value.startswith("claude mcp add --transport http")
+        assert json.loads(connect.config.value)["mcpServers"]["notebook"]["type"] == "http"  # Claude Code
         own = srv.add_client("claude-code")  # the token the pick made, handed back
         assert srv.url in connect.config.value and own in connect.config.value
         assert srv.token not in connect.config.value  # the owner's token stays the owner's
+        assert ".mcp.json" in connect.usage.value  # where the text goes
         connect.client.value = "cursor"
         pasted = json.loads(connect.config.value)
         assert (
             pasted["mcpServers"]["notebook"]["headers"]["Authorization"]
             == f"Bearer {srv.add_client('cursor')}"
         )
+        assert "cursor/mcp.json" in connect.usage.value
         assert srv.client_config("vscode") == srv.client_config("vscode")
         assert srv.clients == ["claude-code", "cursor", "vscode"]
         outcome = connect.run_check()

@@ -610,9 +610,8 @@ q3 = Classification(
     items={
         "claude_code": (
             (
-                "터미널에서 `claude mcp add`로 노트북 서버를 등록한 Claude Code → 노트북 서버",
-                "Claude Code, with the notebook server registered by `claude mcp add` in a terminal → the "
-                "notebook server",
+                "프로젝트 폴더의 `.mcp.json`에 노트북 서버를 적은 Claude Code → 노트북 서버",
+                "Claude Code, with the notebook server in `.mcp.json` of the project folder → the notebook server",
             ),
             "http",
         ),
@@ -688,8 +687,8 @@ q3 = Classification(
             "also what Claude Desktop's configuration can hold.",
         ),
         ("claude_code", "stdio"): (
-            "'claude_code': `claude mcp add`에 무엇을 넘겼는지 보세요. 실행할 명령이었나요, 주소였나요?",
-            "'claude_code': look at what `claude mcp add` was given. A command to run, or an address?",
+            "'claude_code': `.mcp.json`에 무엇을 적었는지 보세요. 실행할 명령이었나요, 주소였나요?",
+            "'claude_code': look at what `.mcp.json` holds. A command to run, or an address?",
         ),
     },
     hints=[

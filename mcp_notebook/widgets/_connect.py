@@ -36,16 +36,25 @@ class ConnectView(widgets.VBox):
         self.config = widgets.Textarea(
             placeholder=t("connect.pick"), layout=widgets.Layout(width="100%", height="9em")
         )
+        self.usage = widgets.HTML("")  # where the text goes, and how the client then starts
         self.check_button = widgets.Button(description=t("connect.check"), icon="plug")
         self.result = widgets.HTML("")
         self.client.observe(lambda change: self._show(), names=["value"])
         self.check_button.on_click(lambda _: self.run_check())
         self._show()
-        super().__init__([self.client, self.config, widgets.HBox([self.check_button, self.result])])
+        super().__init__(
+            [self.client, self.config, self.usage, widgets.HBox([self.check_button, self.result])]
+        )
 
     def _show(self) -> None:
+        from .._configs import config_usage
+
         chosen = self.client.value
-        self.config.value = self.server.client_config(chosen) if chosen is not None else ""
+        if chosen is None:  # nothing picked yet: no client, so no token made
+            self.config.value = self.usage.value = ""
+            return
+        self.config.value = self.server.client_config(chosen)
+        self.usage.value = f"<i>{html.escape(config_usage(chosen))}</i>"
 
     def run_check(self) -> Any:
         """Check the connection as the picked client would (or with the server token), and show the outcome."""

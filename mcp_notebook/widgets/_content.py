@@ -2,6 +2,9 @@
 
 Text, image (an Image), audio (a player), resource_link (with a "Read it" button), embedded resource,
 and JSON as a collapsible tree or, for a list of records, a table.
+
+Results may come from an untrusted server: every value goes into HTML through `esc`, media widgets
+get only a checked ``image/*`` / ``audio/*`` type (`media_type`), and a URI is shown, never linked.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from .._text import add_messages, t
+from .._views import media_type
 
 add_messages(
     {
@@ -32,6 +36,10 @@ add_messages(
         "view.bad_data": {
             "en": "Could not decode the {kind} data: {error}",
             "ko": "{kind} 데이터를 디코딩하지 못했습니다: {error}",
+        },
+        "view.not_media": {
+            "en": "Not shown: {kind} data whose type {mime} is not a plain {kind}/* type ({size} bytes).",
+            "ko": "보여 주지 않음: 유형 {mime}인 {kind} 데이터({size}바이트). 평범한 {kind}/* 유형이 아닙니다.",
         },
         "view.unknown_block": {
             "en": "Unknown content type {kind!r}:",
@@ -53,11 +61,17 @@ def _read_with_client(uri: str) -> Any:
 
 
 def esc(value: Any) -> str:
-    return html.escape(str(value))
+    """`value` as text safe inside HTML elements and quoted attributes."""
+    return html.escape(str(value), quote=True)
 
 
 def _media(kind: str, mime: str, data: str) -> widgets.Widget:
     """An Image or an Audio player for base64 `data`, or a note saying why it cannot be shown."""
+    safe = media_type(mime, (kind,))
+    if safe is None:
+        size = f"{len(data) * 3 // 4:,}"
+        return widgets.HTML(f"<i>{esc(t('view.not_media', kind=kind, mime=repr(mime[:100]), size=size))}</i>")
+    mime = safe
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -149,8 +163,8 @@ class EmbeddedResourceView(widgets.VBox):
         self.header = widgets.HTML(f"{head}<code>{esc(self.uri)}</code> <i>{esc(mime)}</i>")
         if "text" in contents:
             self.body: widgets.Widget = widgets.HTML(_PRE.format(esc(contents["text"])))
-        elif mime.startswith(("image/", "audio/")):
-            self.body = _media(mime.partition("/")[0], mime, str(contents.get("blob", "")))
+        elif media_type(mime) is not None:
+            self.body = _media(mime.strip().lower().partition("/")[0], mime, str(contents.get("blob", "")))
         else:
             size = len(str(contents.get("blob", ""))) * 3 // 4
             self.body = widgets.HTML(f"<i>{esc(t('view.blob', size=f'{size:,}'))}</i>")

@@ -47,6 +47,10 @@ add_messages(
             "ko": "취소됨: 클라이언트의 연결이 끊겨 호출을 실행하지 않습니다.",
         },
         "entry.details": {"en": "Details", "ko": "자세히"},
+        "panel.audit_failing": {
+            "en": "⚠ Audit log not written: {error}. Tool calls are not on record until it can be written again.",
+            "ko": "⚠ 감사 로그를 쓰지 못했습니다: {error}. 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다.",
+        },
     }
 )
 
@@ -142,6 +146,7 @@ class ServerPanel(widgets.VBox):
         server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
         server.tool_server.call_listeners.append(self.show_call)
+        server.tool_server.guards.audit_listeners.append(self._audit_changed)
         for request in server.pending:
             self.show_request(request)
 
@@ -153,11 +158,19 @@ class ServerPanel(widgets.VBox):
             if mode == "auto"
             else ""
         )
+        error = self.server.tool_server.guards.audit_error
+        if error is not None:
+            warning += (
+                f"<div style='color:#b3261e'>{html.escape(t('panel.audit_failing', error=error))}</div>"
+            )
         return (
             f"<b>{html.escape(t('panel.title'))}</b>{state}: <code>{html.escape(self.server.url)}</code>"
             f" · {t('panel.name')}: <code>{html.escape(self.server.name)}</code>"
             f" · {t('panel.approval')}: <code>{mode}</code>{warning}"
         )
+
+    def _audit_changed(self, error: str | None) -> None:
+        self.refresh()  # on the server's thread: only a trait is set
 
     def show_request(self, request: ApprovalRequest) -> None:
         """Add an approval prompt (called from the server's thread: only traits are set)."""
@@ -185,6 +198,7 @@ class ServerPanel(widgets.VBox):
         for listeners, listener in (
             (self.server.approval.listeners, self.show_request),
             (self.server.tool_server.call_listeners, self.show_call),
+            (self.server.tool_server.guards.audit_listeners, self._audit_changed),
         ):
             if listener in listeners:
                 listeners.remove(listener)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.client
 import http.server
+import os
 import re
 import shutil
 import subprocess
@@ -47,7 +48,14 @@ def fixture_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("fixture") / "served"
     folder.mkdir()
     shutil.copy(FIXTURE, folder / FIXTURE.name)
-    served = Headless(folder / FIXTURE.name, "--port", "0", "--token", TOKEN, "--approval", "auto")
+    served = Headless(
+        folder / FIXTURE.name,
+        "--port",
+        "0",
+        "--approval",
+        "auto",
+        env={**os.environ, "MCP_NOTEBOOK_TOKEN": TOKEN},
+    )
     try:
         url = served.line().strip()
         assert url.startswith("http://127.0.0.1:"), served.stderr

@@ -116,7 +116,8 @@ def test_the_failures_of_q1_are_what_the_real_server_and_check_report(server: An
 def test_the_stretches_of_q3_match_the_configurations_the_package_writes() -> None:
     url, token = "http://127.0.0.1:8765/mcp", "tok-123_abc"
     desktop = json.loads(client_config("claude-desktop", url, token, remote=False))["mcpServers"]["notebook"]
-    assert set(desktop) == {"command", "args"} and desktop["args"][:2] == ["bridge", url]
+    assert set(desktop) == {"command", "args", "env"} and desktop["args"][-2:] == ["bridge", url]
+    assert desktop["env"] == {"MCP_NOTEBOOK_TOKEN": token}
     for name in ("claude-code", "cursor", "vscode", "inspector"):
         text = client_config(name, url, token, remote=False)
         assert url in text and f"Bearer {token}" in text and "bridge" not in text

@@ -1,0 +1,130 @@
+"""A hostile server's results rendered in JupyterLab, in a real browser: nothing it sent runs.
+
+The notebook calls ``tests/servers/evil.py`` over stdio the way a person would (``%mcp_call``,
+``%mcp_read``, ``%mcp_prompt``, ``.view()``, the questions it asks). Every payload would set
+``window.__pwned`` and open an ``alert`` if it ran; ``onerror`` handlers fire once a broken image has
+loaded, so the test waits until every image in the page is complete, then asserts that no dialog
+opened, that ``window.__pwned`` is undefined, and that no ``javascript:`` link exists. It clicks the
+resource link's "Read it" button too: the URI is read through the client, never navigated to.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.browser.test_jupyterlab import ARTIFACTS, CHROMIUM, SECONDS, jupyterlab
+
+pytestmark = pytest.mark.browser
+
+EVIL = Path(__file__).resolve().parents[1] / "servers" / "evil.py"
+COMMAND = f'"{sys.executable}" "{EVIL}"'
+NOTEBOOK = "untrusted.ipynb"
+READY = "every hostile result is on the page"
+
+CELLS = [
+    "%load_ext mcp_notebook",
+    f"import mcp_notebook\nEVIL = {COMMAND!r}",
+    "%mcp_call show --stdio $EVIL",
+    "mcp_notebook.call('show', stdio=EVIL).view()",
+    "%mcp_read evil://r --stdio $EVIL",
+    "mcp_notebook.read_resource('evil://r', stdio=EVIL).view()",
+    "%mcp_prompt evil --stdio $EVIL",
+    "mcp_notebook.get_prompt('evil', stdio=EVIL).view()",
+    """
+    from mcp_notebook.widgets import ErrorView
+    try:
+        mcp_notebook.call('fail', stdio=EVIL)
+    except mcp_notebook.ProtocolError as error:
+        shown = ErrorView.of(error)
+    shown
+    """,
+    "%mcp_call ask --stdio $EVIL --mode legacy",
+    "%mcp_call sample --stdio $EVIL --mode legacy",
+    f"print({READY!r})",
+]
+
+
+def write_notebook(folder: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
+    nbformat.write(notebook, folder / NOTEBOOK)
+
+
+@pytest.mark.timeout(300)
+def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run scripts/check"
+    ARTIFACTS.mkdir(exist_ok=True)
+    write_notebook(tmp_path)
+    dialogs: list[str] = []
+    with jupyterlab(tmp_path) as (lab, base), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 960})
+
+        def on_dialog(dialog: object) -> None:
+            dialogs.append(dialog.message)  # type: ignore[attr-defined]
+            dialog.dismiss()  # type: ignore[attr-defined]
+
+        page.on("dialog", on_dialog)
+        try:
+            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
+            page.wait_for_function(
+                "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status"
+                " === 'idle'",
+                timeout=90 * SECONDS,
+            )
+            start_url = page.url
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            outputs = page.locator(".jp-OutputArea-output")
+            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+            # The widget views have rendered: the structured-content tree, the question forms.
+            outputs.get_by_text("Structured content (structuredContent)").first.wait_for(timeout=60 * SECONDS)
+            outputs.get_by_role("button", name="Decline").wait_for(timeout=60 * SECONDS)
+            outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)
+            # An onerror handler runs once its image has failed to load: wait for every image to settle.
+            page.wait_for_function(
+                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+            )
+            # The link's URI is javascript:...; "Read it" must read it, not follow it.
+            read_it = outputs.get_by_role("button", name="Read it").first
+            read_it.scroll_into_view_if_needed()
+            read_it.click()
+            # No server runs in this kernel: reading fails, and says so where the button is.
+            outputs.get_by_text("No MCP server is running").first.wait_for(timeout=60 * SECONDS)
+            page.wait_for_function(
+                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+            )
+            page.screenshot(path=ARTIFACTS / "jupyterlab-untrusted-output.png", full_page=True)
+            assert page.evaluate("() => window.__pwned") is None, "a hostile server's payload ran"
+            assert dialogs == [], f"a hostile server's payload opened dialogs: {dialogs}"
+            assert page.locator("a[href^='javascript:' i]").count() == 0
+            assert page.locator(".jp-OutputArea-output script").count() == 0
+            assert page.url == start_url
+            # The markup is there, as text a person can read.
+            assert outputs.filter(has_text="onerror=").count() > 0
+        except BaseException:
+            page.screenshot(path=ARTIFACTS / "jupyterlab-untrusted-failure.png")
+            print(lab.tail(), file=sys.stderr)
+            raise
+        finally:
+            browser.close()
