@@ -25,6 +25,7 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ._identity import claims, identity_of
 from ._sizes import clipped, estimated_size
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ class CallRecord:
 
     tool: str
     arguments: dict[str, Any]
-    client: str | None
+    client: str | None  # the identity its credential proved: "notebook", "owner" or a client's name
     protocol_version: str
     started: float
     duration: float = 0.0
@@ -49,7 +50,14 @@ class CallRecord:
     method: str = "tools/call"
     error: dict[str, Any] | None = None
     rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
+    claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
     size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
+
+    @property
+    def who(self) -> str:
+        """The identity, and what the client claims to be when that differs (for people to read)."""
+        claim = claims(self.client, self.claimed)
+        return f"{self.client or '?'} ({claim})" if claim else self.client or "?"
 
     def wire(self) -> dict[str, Any]:
         """The JSON-RPC request and response of this call, as the server read and answered them."""
@@ -70,6 +78,7 @@ class CallRecord:
             "time": self.started,
             "method": self.method,
             "client": self.client,
+            "claimed": self.claimed,
             "protocol_version": self.protocol_version,
             "tool": self.tool,
             "arguments": self.arguments,
@@ -97,13 +106,7 @@ class ActivityLog:
         most a sixteenth of it, its large values clipped beyond that.
     """
 
-    def __init__(
-        self,
-        history: int,
-        guards: Any,
-        is_local: Callable[[ServerRequestContext[Any]], bool] = lambda ctx: False,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-    ) -> None:
+    def __init__(self, history: int, guards: Any, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         if max_bytes < 1:
             raise ValueError(f"max_bytes must be at least 1, got {max_bytes!r}")
         self.history = history
@@ -114,7 +117,6 @@ class ActivityLog:
         self.retained_bytes = 0  # the estimated size of every record either log holds, each counted once
         self.listeners: list[Callable[[CallRecord], None]] = []
         self.guards = guards  # writes the audit log
-        self._is_local = is_local  # the notebook's own requests are "notebook", whatever its client says
         self._lock = threading.Lock()
         self._order = itertools.count()
         self._held: dict[int, tuple[int, int]] = {}  # id(record) -> (its order, how many logs hold it)
@@ -125,6 +127,16 @@ class ActivityLog:
         if call:  # the audit log is about tool calls, and gets the arguments before any clipping
             self.guards.record(record)  # reports its own failures, never raises
         self._keep(record, call)
+        self.show(record)
+
+    def refused(self, record: CallRecord) -> None:
+        """A call of a tool the caller may not see (unknown or hidden): in the activity and audit logs.
+
+        Not among `calls`, which are the calls of tools; the audit log keeps the probe (who, which
+        name) so that a client feeling for hidden tools leaves a trace.
+        """
+        self.guards.record(record)  # before any clipping; reports its own failures, never raises
+        self._keep(record, False)
         self.show(record)
 
     def note(self, record: CallRecord) -> None:
@@ -195,7 +207,8 @@ class ActivityLog:
         record = CallRecord(
             tool=str(subject),
             arguments=params,
-            client="notebook" if self._is_local(ctx) else client_name(ctx),
+            client=identity_of(ctx).name,
+            claimed=claimed_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,
@@ -275,6 +288,7 @@ def session_id_of(ctx: ServerRequestContext[Any]) -> str | None:
     return request.headers.get("mcp-session-id") if request is not None else None
 
 
-def client_name(ctx: ServerRequestContext[Any]) -> str | None:
+def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:
+    """The name the client gives itself (``clientInfo.name``): shown as a claim, never used as a key."""
     client = ctx.session.client_params
     return client.client_info.name if client is not None else None

@@ -158,7 +158,8 @@ class ApprovalRequest:
     description: str | None
     annotations: dict[str, Any]
     arguments: dict[str, Any]
-    client: str | None
+    client: str | None  # the identity its credential proved ("owner", or a client's name)
+    claimed: str | None = field(default=None, repr=False)  # what the client says it is: shown, not trusted
     created: float = field(default_factory=time.time, repr=False)  # a repr that prints the same in every run
     decision: Decision | None = None
     # The definition the person is shown (`ToolEntry.fingerprint`): "always allow" allows that one.
@@ -177,7 +178,7 @@ class ApprovalRequest:
         self._resolve("denied")
 
     def always_allow(self) -> None:
-        """Run it, and every later call of this tool, as it is defined now, while the server runs."""
+        """Run it, and every later call of this tool by the same client, as it is defined now, while the server runs."""
         self._resolve("always-allowed")
 
     @property
@@ -199,52 +200,84 @@ class ApprovalRequest:
             callback(self)
 
 
-class AllowedTools(MutableSet[str]):
-    """The tools a person chose to "always allow", each for the definition it had then.
+class AllowedTools(MutableSet[Any]):
+    """The tools a person chose to "always allow": each for one client, and for the definition it had then.
 
-    A tool redefined since (a new description, schema, annotation or code, such as the same
-    name now marked destructive) is no longer in the set, so its next call asks again. Reads
-    like a set of names: ``"delete_row" in srv.approval.allowed``, ``.add(name)`` (allows the
-    definition the tool has now), ``.discard(name)``, ``.clear()``.
+    "Always allow" on a prompt holds for the identity that asked (`ApprovalRequest.client`), never
+    for another client, and only for the tool as it was defined then: a tool redefined since (a
+    new description, schema, annotation or code, such as the same name now marked destructive)
+    is no longer allowed, so its next call asks again. Reads like a set: ``("claude-code",
+    "delete_row") in srv.approval.allowed`` for one client, ``"delete_row" in srv.approval.allowed``
+    for any; ``.add((identity, name))`` allows the definition the tool has now for that client and
+    ``.add(name)`` for every client; ``.discard(...)``, ``.clear()``.
     """
 
     def __init__(self) -> None:
-        self._allowed: dict[str, str | None] = {}
+        # (identity, or None for every client; tool) -> the definition allowed
+        self._allowed: dict[tuple[str | None, str], str | None] = {}
         self._lock = threading.Lock()
         # The current definition of a tool by name; the server sets it (standalone: names only).
         self.definition: Callable[[str], str | None] = lambda name: None
 
-    def allow(self, name: str, definition: str | None) -> None:
+    def allow(self, name: str, definition: str | None, identity: str | None = None) -> None:
+        """Allow `name` as defined by `definition`, for `identity` (None: for every client)."""
         with self._lock:
-            self._allowed[name] = definition
+            self._allowed[(identity, name)] = definition
 
-    def add(self, value: str) -> None:
-        self.allow(value, self.definition(value))
+    def permits(self, identity: str | None, name: str) -> bool:
+        """Whether `identity` may call `name` without being asked (allowed for it, or for everyone)."""
+        if not self._allowed:  # the common case: nothing allowed, no lookup
+            return False
+        return (identity is not None and self._holds((identity, name))) or self._holds((None, name))
 
-    def discard(self, value: str) -> None:
+    def _holds(self, key: tuple[str | None, str]) -> bool:
+        if key not in self._allowed:
+            return False
+        current = self.definition(key[1])
         with self._lock:
-            self._allowed.pop(value, None)
+            if key not in self._allowed:
+                return False
+            if self._allowed[key] == current:
+                return True
+            del self._allowed[key]  # redefined since: the person allowed something else
+            return False
+
+    def add(self, value: Any) -> None:
+        identity, name = _allowed_key(value)
+        self.allow(name, self.definition(name), identity)
+
+    def discard(self, value: Any) -> None:
+        with self._lock:
+            if isinstance(value, str):  # a name: for every client, and for each one
+                for key in [key for key in self._allowed if key[1] == value]:
+                    del self._allowed[key]
+            else:
+                self._allowed.pop(_allowed_key(value), None)
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str) or value not in self._allowed:  # the common case: no lookup
-            return False
-        current = self.definition(value)
-        with self._lock:
-            if value not in self._allowed:
-                return False
-            if self._allowed[value] == current:
-                return True
-            del self._allowed[value]  # redefined since: the person allowed something else
-            return False
+        if isinstance(value, str):
+            return any(self._holds(key) for key in list(self._allowed) if key[1] == value)
+        if isinstance(value, tuple) and len(value) == 2 and all(isinstance(part, str) for part in value):
+            return self._holds((value[0], value[1]))
+        return False
 
-    def __iter__(self) -> Iterator[str]:
-        return iter([name for name in list(self._allowed) if name in self])
+    def __iter__(self) -> Iterator[Any]:
+        held = [key for key in list(self._allowed) if self._holds(key)]
+        return iter([name if identity is None else (identity, name) for identity, name in held])
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
     def __repr__(self) -> str:
         return repr(set(self))
+
+
+def _allowed_key(value: Any) -> tuple[str | None, str]:
+    if isinstance(value, str):
+        return (None, value)
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(part, str) for part in value):
+        return (value[0], value[1])
+    raise TypeError(f"allow a tool name or an (identity, tool name) pair, got {value!r}")
 
 
 class ApprovalPolicy:
@@ -254,6 +287,8 @@ class ApprovalPolicy:
     every tool; ``"auto"`` asks for none (tests, CI, demos). A tool's own ``@tool(approval=...)``
     (``"always"`` or ``"never"``) wins. Calls made from the notebook itself (``%mcp_call``) are the
     person's own and are not asked about.
+
+    "Always allow" holds for the identity that was allowed, never for others (`AllowedTools`).
 
     Attributes
     ----------
@@ -281,8 +316,11 @@ class ApprovalPolicy:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
-    def needs_approval(self, tool: str, read_only: bool, override: str | None, local: bool) -> bool:
-        if local or tool in self.allowed:
+    def needs_approval(
+        self, tool: str, read_only: bool, override: str | None, local: bool, *, client: str | None = None
+    ) -> bool:
+        """Whether a call of `tool` by `client` (an identity) waits for a person."""
+        if local or self.allowed.permits(client, tool):
             return False
         if override is not None:
             return override == "always"
@@ -345,8 +383,8 @@ class ApprovalPolicy:
                 if request in self.pending:
                     self.pending.remove(request)
         decision = request.decision or "timeout"
-        if decision == "always-allowed":
-            self.allowed.allow(request.tool, request.definition)
+        if decision == "always-allowed" and request.client is not None:
+            self.allowed.allow(request.tool, request.definition, request.client)
         return decision
 
     def new_request(self, **fields: Any) -> ApprovalRequest:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import mcp_types as types
@@ -23,7 +22,7 @@ from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from ._activity import SEALED, ActivityLog, CallRecord, client_name, session_id_of
+from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
 from ._approval import ApprovalPolicy, ApprovalRequest
 from ._arguments import argument_problems
 from ._catalogue import Catalogue
@@ -32,7 +31,8 @@ from ._errors import ToolError
 from ._execution import KernelBusy, ToolRunner
 from ._guarded import Guardrails
 from ._idempotency import KEY_PARAMETER
-from ._questions import InputRequired, ProtocolRefusal, new_state, state_of
+from ._identity import NOTEBOOK, Identity, identity_of
+from ._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ._results import error_result, to_result
 from ._sizes import estimated_size
 from ._text import t
@@ -58,8 +58,8 @@ class ToolCalls:
         log: ActivityLog,
         boundary: RequestStateBoundary,
         kept: Any,
+        rounds: RoundLedger,
         result_limit: int,
-        is_local: Callable[[ServerRequestContext[Any]], bool],
         log_levels: dict[str, str],
     ) -> None:
         self.catalogue = catalogue
@@ -69,8 +69,8 @@ class ToolCalls:
         self.log = log
         self.boundary = boundary
         self.kept = kept  # where results too large for a model's context are kept, behind a link
+        self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
         self.result_limit = result_limit
-        self._is_local = is_local
         self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
         # Handshake-era calls waiting for a person, by (session id, request id): see client_gone.
         self._waiting: dict[tuple[str, str], ApprovalRequest] = {}
@@ -78,36 +78,15 @@ class ToolCalls:
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         entry = self.catalogue.get(params.name)
-        local = self._is_local(ctx)
-        if entry is None or not (entry.expose or local):  # a hidden tool does not exist for outsiders
-            # Suggest only what this caller may see: a hidden tool must not leak through a hint.
-            visible = [e.name for e in self.catalogue.tools() if e.expose or local]
-            near = self.catalogue.near_names(params.name, among=visible)
-            hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
-            error = MCPError(
-                types.INVALID_PARAMS,
-                t("call.unknown_tool", name=params.name, hint=hint),
-                data={"tool": params.name, "suggestions": near},
-            )
-            # The activity log shows protocol errors too: learners compare them with tool errors.
-            refused = CallRecord(
-                tool=params.name,
-                arguments=dict(params.arguments or {}),
-                client="notebook" if local else client_name(ctx),
-                protocol_version=ctx.protocol_version,
-                started=time.time(),
-                request_id=ctx.request_id,
-                outcome=f"error {types.INVALID_PARAMS}",
-                is_error=True,
-                error={"code": types.INVALID_PARAMS, "message": error.error.message},
-            )
-            self.log.note(refused)
-            raise error
+        identity = identity_of(ctx)  # proven by the credential; clientInfo.name is only a claim
+        if entry is None or not (entry.expose or identity.is_notebook):  # hidden: unknown to outsiders
+            self._refuse_unknown(ctx, params, identity, hidden=entry is not None)
         arguments = dict(params.arguments or {})
         record = CallRecord(
             tool=entry.name,
             arguments=arguments,
-            client="notebook" if local else client_name(ctx),
+            client=identity.name,
+            claimed=claimed_name(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,
@@ -122,22 +101,22 @@ class ToolCalls:
             if params.request_state is not None:
                 record.rounds["requestState"] = SEALED
         clock = time.perf_counter()
-        client = self.guards.set_client(record.client)
+        client = self.guards.set_client(identity.name)
         try:
             if entry.context:
                 sealed = await self.boundary(
-                    ctx, lambda c: self._checked_call(c, entry, arguments, record, local)
+                    ctx, lambda c: self._checked_call(c, entry, arguments, record, identity)
                 )
                 result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
             else:
-                result = await self._checked_call(ctx, entry, arguments, record, local)
+                result = await self._checked_call(ctx, entry, arguments, record, identity)
         except MCPError as exc:  # a requestState that fails verification (forged, edited, expired)
             record.outcome, record.is_error = f"error {exc.code}", True
             record.error = {"code": exc.code, "message": exc.error.message}
             record.duration = time.perf_counter() - clock
             self.log.record(record)
             raise
-        except ProtocolRefusal as exc:  # e.g. a client capability the tool needs is missing
+        except ProtocolRefusal as exc:  # a client capability the tool needs is missing, a state reused
             record.outcome, record.is_error = f"error {exc.code}", True
             record.error = {"code": exc.code, "message": exc.message}
             record.duration = time.perf_counter() - clock
@@ -167,14 +146,57 @@ class ToolCalls:
         self.log.record(record)
         return answer
 
+    def _refuse_unknown(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        identity: Identity,
+        *,
+        hidden: bool,
+    ) -> NoReturn:
+        """Answer a call of a tool the caller may not see: -32602, the same for unknown and hidden.
+
+        Nothing in the answer may tell a hidden tool from one that does not exist (its name is not
+        among the suggestions, which are drawn from what this caller may see); only the owner's
+        activity and audit logs tell them apart.
+        """
+        visible = [e.name for e in self.catalogue.tools() if e.expose or identity.is_notebook]
+        near = self.catalogue.near_names(params.name, among=visible)
+        hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+        error = MCPError(
+            types.INVALID_PARAMS,
+            t("call.unknown_tool", name=params.name, hint=hint),
+            data={"tool": params.name, "suggestions": near},
+        )
+        # The activity log shows protocol errors too: learners compare them with tool errors.
+        refused = CallRecord(
+            tool=params.name,
+            arguments=dict(params.arguments or {}),
+            client=identity.name,
+            claimed=claimed_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+            outcome=f"error {types.INVALID_PARAMS}",
+            decision="refused: hidden tool" if hidden else "refused: unknown tool",
+            is_error=True,
+            error={"code": types.INVALID_PARAMS, "message": error.error.message},
+        )
+        self.log.refused(refused)
+        raise error
+
     async def _checked_call(
         self,
         ctx: ServerRequestContext[Any],
         entry: Any,
         arguments: dict[str, Any],
         record: CallRecord,
-        local: bool,
+        identity: Identity,
     ) -> dict[str, Any]:
+        # A later round of a 2026-07-28 call answers its round once, before anything else happens: a
+        # sealed state sent again (a replay, even with new answers) never runs the tool again.
+        request_state = (ctx.params or {}).get("requestState") if entry.context else None
+        state = answer_round(self.rounds, request_state, identity.name) if request_state is not None else {}
         # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
         # then refuse a tool whose abandoned calls hold its share of the workers, then ask, then run.
         if estimated_size(arguments, CHECK_OFF_LOOP_BYTES) > CHECK_OFF_LOOP_BYTES:
@@ -194,7 +216,7 @@ class ToolCalls:
             record.outcome = "invalid arguments"
             return error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
         try:
-            self.guards.check_rate(entry)
+            self.guards.check_rate(entry, identity.name)
         except ToolError as exc:
             record.outcome = record.decision = "rate limited"
             return error_result(str(exc))
@@ -204,12 +226,11 @@ class ToolCalls:
             record.outcome = record.decision = "refused: earlier calls still running"
             limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
             return error_result(t("call.stuck", name=entry.name, count=stuck, timeout=limit))
-        state = state_of((ctx.params or {}).get("requestState")) if entry.context else {}
         if state.get("approved") is True:
-            # A later round of a call a person already approved (the SDK verified the sealed state and
-            # that it belongs to this very tool and these very arguments): do not ask again.
+            # A later round of a call a person already approved (the SDK verified the sealed state:
+            # this very tool, these very arguments, this identity; the ledger: its first answer).
             record.decision = "approved"
-        elif (refusal := await self._ask(ctx, entry, arguments, record, local)) is not None:
+        elif (refusal := await self._ask(ctx, entry, arguments, record, identity)) is not None:
             record.outcome = record.decision
             return error_result(refusal)
         context = None
@@ -218,7 +239,7 @@ class ToolCalls:
             context = Context.of_request(ctx, log_level=log_level)
         try:
             result = await self.guards.run(
-                entry, arguments, lambda: self._run(entry, arguments, record, context)
+                entry, arguments, lambda: self._run(entry, arguments, record, identity, context)
             )
         except TimeoutError:
             record.outcome = "timeout"
@@ -229,10 +250,16 @@ class ToolCalls:
         except InputRequired as asked:
             record.outcome = "input required: " + ", ".join(asked.requests)
             approved = record.decision in ("approved", "not-needed")
+            state_text = new_state(
+                asked.answers,
+                approved=approved,
+                asked=list(asked.requests),
+                round_id=self.rounds.open(identity.name),
+            )
             return {
                 "resultType": "input_required",
                 "inputRequests": asked.requests,
-                "requestState": new_state(asked.answers, approved=approved),
+                "requestState": state_text,
             }
         finally:
             if context is not None:
@@ -245,10 +272,12 @@ class ToolCalls:
         entry: Any,
         arguments: dict[str, Any],
         record: CallRecord,
-        local: bool,
+        identity: Identity,
     ) -> str | None:
         """Ask a person when the policy says so; the refusal message, or None to run the call."""
-        if not self.approval.needs_approval(entry.name, entry.read_only, entry.approval, local):
+        if not self.approval.needs_approval(
+            entry.name, entry.read_only, entry.approval, identity.is_notebook, client=identity.name
+        ):
             return None
         request = self.approval.new_request(
             tool=entry.name,
@@ -256,7 +285,8 @@ class ToolCalls:
             description=entry.description,
             annotations=dict(entry.annotations),
             arguments=arguments,
-            client=record.client,
+            client=identity.name,
+            claimed=record.claimed,
             definition=entry.fingerprint,
         )
 
@@ -297,7 +327,12 @@ class ToolCalls:
             request._resolve("withdrawn")
 
     async def _run(
-        self, entry: Any, arguments: dict[str, Any], record: CallRecord, context: Context | None = None
+        self,
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+        context: Context | None = None,
     ) -> dict[str, Any]:
         try:
             kwargs = entry.convert(arguments)
@@ -313,7 +348,9 @@ class ToolCalls:
                 tool_name=entry.name,
             )
             record.outcome = "error result" if result.get("isError") else "ok"
-            return self._keep_if_large(entry.name, result)
+            # A hidden tool's result is the notebook's, whoever asks: never readable from outside.
+            owner = identity.name if entry.expose else NOTEBOOK
+            return self._keep_if_large(entry.name, result, owner)
         except ToolError as exc:
             record.outcome = "ToolError"
             return error_result(str(exc))
@@ -331,15 +368,18 @@ class ToolCalls:
             logger.debug("tool %r raised", entry.name, exc_info=True)
             return error_result(f"{type(exc).__name__}: {exc}")
 
-    def _keep_if_large(self, tool: str, result: dict[str, Any]) -> dict[str, Any]:
-        """Replace a result too large for a model's context by a summary and a link to all of it."""
+    def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
+        """Replace a result too large for a model's context by a summary and a link to all of it.
+
+        The link is unguessable and only `owner` (the identity that made the call) can read it.
+        """
         texts = [block["text"] for block in result.get("content", []) if block.get("type") == "text"]
         size = sum(len(text) for text in texts)
         if size <= self.result_limit or result.get("isError"):
             return result
         full = "\n".join(texts)
         mime = "application/json" if "structuredContent" in result else "text/plain"
-        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}])
+        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}], owner)
         preview = full[: min(1000, self.result_limit // 2)]
         link = {
             "type": "resource_link",

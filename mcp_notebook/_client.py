@@ -35,7 +35,9 @@ def call(
     name, arguments:
         The tool and its arguments (a dict of JSON values).
     url, token:
-        Reach any Streamable HTTP server instead of the in-kernel one.
+        Reach any Streamable HTTP server instead of the in-kernel one. Without `url`, the call goes
+        to the in-kernel server as the notebook itself (identity ``"notebook"``), or, given a
+        `token`, as the identity that token proves (a client's, from ``srv.add_client``).
     stdio:
         A command line that starts a stdio MCP server, instead of a URL. With `token`, the command
         gets the token in its environment as ``MCP_NOTEBOOK_TOKEN`` (how ``mcp-notebook bridge``

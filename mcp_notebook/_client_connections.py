@@ -20,7 +20,6 @@ import anyio
 
 from ._errors import ClientConnectionError, ServerError
 from ._runtime import current_server, runtime
-from ._server import LOCAL_HEADER
 from ._text import t
 
 
@@ -164,9 +163,10 @@ def resolve_target(
         server = current_server()
         if server is None:
             raise ServerError(t("serve.not_running"))
-        url, token = server.url, token or server.token
-        # The notebook calling its own server: the person is the caller, so no approval is asked.
-        headers[LOCAL_HEADER] = runtime.local_secret
+        # The notebook calling its own server proves it is the notebook (identity "notebook": the
+        # person is the caller, so no approval is asked) with a secret that never leaves this process.
+        # A token given on purpose is that identity's instead.
+        url, token = server.url, token or runtime.local_secret
     if token:
         headers["Authorization"] = f"Bearer {token}"
 
@@ -174,8 +174,8 @@ def resolve_target(
         http = create_mcp_http_client(headers=headers)
         return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode, **asks), http)
 
-    # The local flag is part of the key: an outside-style connection must never serve a local call.
-    return ("http", url, token or "", mode, str(LOCAL_HEADER in headers)), open_http, url
+    # The token is part of the key: a connection of one identity never serves another's calls.
+    return ("http", url, token or "", mode), open_http, url
 
 
 class _HttpClient:

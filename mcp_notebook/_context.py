@@ -34,6 +34,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from ._identity import identity_of
 from ._questions import (
     CAPABILITY,
     ELICIT,
@@ -47,6 +48,7 @@ from ._questions import (
     form_schema,
     parse_answer,
     state_of,
+    this_rounds_answers,
 )
 from ._text import add_messages, t
 
@@ -100,7 +102,11 @@ class Context:
     Attributes
     ----------
     client:
-        The client's self-reported name (``clientInfo.name``), or ``None``.
+        Who is calling, as its credential proves it: ``"notebook"``, ``"owner"`` or the name given
+        to ``srv.add_client(name)`` (the same as `mcp_notebook.current_client`).
+    claimed_client:
+        The name the client gives itself (``clientInfo.name``), or ``None``: a claim, fine to show,
+        never to trust.
     protocol_version:
         The protocol version of this request (``"2025-11-25"``, ``"2026-07-28"`` ...).
     """
@@ -124,19 +130,22 @@ class Context:
         self._loop_thread = threading.get_ident()
         self._pending: set[concurrent.futures.Future[Any]] = set()
         params = request.session.client_params
-        self.client: str | None = params.client_info.name if params is not None else None
+        self.client: str = identity_of(request).name
+        self.claimed_client: str | None = params.client_info.name if params is not None else None
         self.protocol_version: str = request.protocol_version
 
     @classmethod
     def of_request(cls, request: Any, *, log_level: str | None = None) -> Context:
         """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
-        round (``inputResponses``) and of earlier ones (inside the verified, unsealed ``requestState``)."""
+        round (``inputResponses``, only those to the questions the round asked) and of earlier ones
+        (inside the verified, unsealed ``requestState``)."""
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
         stateless = request.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
         params = request.params or {}
-        answers = state_of(params.get("requestState")).get("answers") if stateless else None
-        responses = params.get("inputResponses") if stateless else None
+        state = state_of(params.get("requestState")) if stateless else {}
+        answers = state.get("answers")
+        responses = this_rounds_answers(state, params.get("inputResponses")) if stateless else None
         return cls(
             request,
             stateless=stateless,

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from ._arguments import argument_problems, compile_validator
 from ._audit import AuditLog
 from ._errors import AuditLogWarning
 from ._guards import RateLimited, TokenBucket, sanitize_result
-from ._idempotency import KEY_PARAMETER, IdempotencyStore
+from ._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ._results import error_result
 from ._text import add_messages, t
 
@@ -66,9 +67,17 @@ _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_clie
 
 
 def current_client() -> str:
-    """Who is calling the running tool: the client's name (``"notebook"`` for the notebook itself).
+    """Who is calling the running tool, as its credential proves it.
 
-    Use it to bind what a tool hands out (handles, idempotency) to one client.
+    ``"notebook"`` for the notebook itself (``%mcp_call``, ``mcp_notebook.call``, or a tool called
+    directly in a cell), ``"owner"`` for a client using the server token (``srv.token``), or the
+    name given to ``srv.add_client(name)`` for a client with a token of its own. Never what the
+    client says about itself (``clientInfo.name``): a client cannot claim another's identity.
+
+    Use it to bind what a tool hands out (handles, carts, drafts) to the client that made it::
+
+        carts.mint(current_client(), "cart", [])
+        carts.resolve(handle, current_client(), "cart")
     """
     return _client.get()
 
@@ -81,7 +90,18 @@ def default_audit_path() -> Path:
 
 
 class Guardrails:
-    """Rate limits, timeouts, idempotency, sanitizing and auditing for one server."""
+    """Rate limits, timeouts, idempotency, sanitizing and auditing for one server.
+
+    What outlives a call is scoped to the identity that made it: each identity has its own rate
+    limit bucket per tool (one client cannot lock the notebook out of its own tool), and stored
+    idempotent results are scoped by server name, identity, tool and the tool's definition.
+
+    Parameters
+    ----------
+    server_name:
+        This notebook's server name (`ServerHandle.name`): stored results of another notebook
+        that defines a tool of the same name are never replayed here.
+    """
 
     def __init__(
         self,
@@ -89,32 +109,40 @@ class Guardrails:
         max_output_chars: int = 1_000_000,
         audit_log: str | os.PathLike[str] | None = None,
         idempotency_path: str | os.PathLike[str] | None = None,
+        server_name: str = "mcp-notebook",
     ) -> None:
         self.max_output_chars = max_output_chars
         self.audit = AuditLog(audit_log) if audit_log is not None else None
+        self.server_name = server_name
         self._idempotency_path = idempotency_path
         self._store: IdempotencyStore | None = None
-        self._buckets: dict[str, TokenBucket] = {}
+        self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
+        self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self.audit_error: str | None = None  # why the last audit write failed; None while writing works
         self.audit_listeners: list[Callable[[str | None], None]] = []  # told when that changes
 
-    def set_client(self, client: str | None) -> contextvars.Token[str]:
-        return _client.set(client or "anonymous")
+    def set_client(self, client: str) -> contextvars.Token[str]:
+        """Make `client` (an identity, proven by its credential) the `current_client` of this call."""
+        return _client.set(client)
 
     def reset_client(self, token: contextvars.Token[str]) -> None:
         _client.reset(token)
 
-    def check_rate(self, entry: Any) -> None:
-        """Raise `RateLimited` (a tool error saying when to retry) when the tool is over its limit."""
+    def check_rate(self, entry: Any, client: str | None = None) -> None:
+        """Raise `RateLimited` (a tool error saying when to retry) when `client` is over the tool's limit.
+
+        Each identity has a bucket of its own: a client that floods a tool is limited, not the others.
+        """
         if entry.rate_limit is None:
             return
         calls, seconds = entry.rate_limit
+        slot = (entry.name, client if client is not None else current_client())
         with self._lock:
-            bucket = self._buckets.get(entry.name)
+            bucket = self._buckets.get(slot)
             # A cell that redefines the tool with another limit gets a fresh bucket with that limit.
             if bucket is None or (bucket.burst, bucket.rate) != (int(calls), calls / seconds):
-                bucket = self._buckets[entry.name] = TokenBucket(rate=calls / seconds, burst=int(calls))
+                bucket = self._buckets[slot] = TokenBucket(rate=calls / seconds, burst=int(calls))
         wait = bucket.try_acquire()
         if wait is not None:
             raise RateLimited(entry.name, wait, bucket)
@@ -136,17 +164,25 @@ class Guardrails:
             return await timed()
         store = self.store()
         key = str(arguments.get(KEY_PARAMETER, ""))  # validated by the input schema already
-        client = current_client()
+        scope = Scope(self.server_name, current_client(), entry.name, self.definition(entry))
 
         def replay_or_run() -> dict[str, Any]:
             # The store blocks duplicates until the first finishes, so it runs on a worker thread and
             # hands the real work back to the server loop.
-            result: dict[str, Any] = store.run(
-                client, entry.name, key, arguments, lambda: anyio.from_thread.run(timed)
-            )
+            result: dict[str, Any] = store.run(scope, key, arguments, lambda: anyio.from_thread.run(timed))
             return result
 
         return await anyio.to_thread.run_sync(replay_or_run)
+
+    def definition(self, entry: Any) -> str:
+        """The fingerprint of `entry`'s definition (its schemas), computed once per definition."""
+        with self._lock:
+            found = self._definitions.get(entry)
+            if found is None:
+                found = self._definitions[entry] = definition_fingerprint(
+                    entry.input_schema, entry.output_schema
+                )
+            return found
 
     def store(self) -> IdempotencyStore:
         with self._lock:
@@ -179,6 +215,7 @@ class Guardrails:
         try:
             self.audit.record(
                 client=record.client,
+                claimed=record.claimed,
                 tool=record.tool,
                 arguments=record.arguments,
                 decision=record.decision,

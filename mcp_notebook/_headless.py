@@ -12,6 +12,12 @@ other failing cell ends the command with its number and error.
 
 stdout carries only the URL (or, with ``--stdio``, only the protocol); logs, cell output and the
 kernel's own output go to stderr.
+
+``--client NAME`` (repeatable) lets a client in with a token of its own. Tokens never go on a
+command line or into a log: they are written to a file readable only by its owner (0600, in a
+0700 folder), whose path is logged; a later run of the same notebook reuses the tokens in it, so
+a client set up once keeps working across restarts (delete the file, or the client's line, to
+make new ones).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._idempotency import default_path as _idempotency_path
+from ._identity import check_client_name, default_server_name
 from ._secrets import new_token
 from ._terminal_approval import TerminalApprovals
 from ._text import add_messages, t
@@ -116,18 +124,32 @@ def read_cells(path: Path) -> list[Cell]:
 class HeadlessKernel:
     """One kernel for one notebook: start, run cells, serve, stop."""
 
-    def __init__(self, notebook: Path, *, kernel_name: str = "python3", token: str) -> None:
+    def __init__(
+        self,
+        notebook: Path,
+        *,
+        kernel_name: str = "python3",
+        token: str,
+        client_tokens: dict[str, str] | None = None,
+    ) -> None:
         self.notebook = notebook
         self.kernel_name = kernel_name
         self.token = token
+        self.client_tokens = dict(client_tokens or {})
         self.manager: Any = None
         self.client: Any = None
 
     def start(self) -> None:
         from jupyter_client.manager import start_new_kernel
 
-        # The token reaches the kernel by environment, never in code (code lands in the history).
-        env = {**os.environ, "MCP_NOTEBOOK_TOKEN": self.token}
+        # Tokens reach the kernel by environment, never in code (code lands in the history).
+        # JPY_SESSION_NAME: the notebook's path, as a Jupyter server tells its kernels.
+        env = {
+            **os.environ,
+            "MCP_NOTEBOOK_TOKEN": self.token,
+            _CLIENT_TOKENS: json.dumps(self.client_tokens),
+            "JPY_SESSION_NAME": str(self.notebook),
+        }
         # The kernel's own stdout goes to our stderr: stdout is for the URL or the protocol only.
         stderr = sys.stderr.fileno()
         options: dict[str, Any] = {
@@ -183,9 +205,15 @@ class HeadlessKernel:
             raise HeadlessError(f"cell {cell.number} failed: {error}\n{trace}".rstrip())
 
     def serve(
-        self, *, port: int, host: str, approval: str | None, approval_timeout: float | None = None
+        self,
+        *,
+        port: int,
+        host: str,
+        approval: str | None,
+        approval_timeout: float | None = None,
+        name: str | None = None,
     ) -> str:
-        """Start the server in the kernel (or return the running one); its URL."""
+        """Start the server in the kernel (or return the running one), with its clients; its URL."""
         options: dict[str, Any] = {"port": port, "host": host}
         if not _is_loopback(host):
             options["allow_remote"] = True  # asked for on the command line; serve() warns
@@ -193,7 +221,18 @@ class HeadlessKernel:
             options["approval"] = approval
         if approval_timeout is not None:
             options["approval_timeout"] = approval_timeout
-        code = f"import mcp_notebook as _mcp_notebook\n_mcp_srv = _mcp_notebook.serve(**{options!r})"
+        if name is not None:
+            options["name"] = name
+        # The client tokens are taken out of the environment once (cells' subprocesses need not
+        # inherit them) and added to the server on every start: adding the same token is a no-op.
+        code = (
+            "import mcp_notebook as _mcp_notebook\n"
+            f"_mcp_srv = _mcp_notebook.serve(**{options!r})\n"
+            "if '_mcp_client_tokens' not in globals():\n"
+            f"    _mcp_client_tokens = __import__('json').loads(__import__('os').environ.pop({_CLIENT_TOKENS!r}, '{{}}'))\n"
+            "for _mcp_name, _mcp_token in _mcp_client_tokens.items():\n"
+            "    _mcp_srv.add_client(_mcp_name, token=_mcp_token)"
+        )
         info = "__import__('json').dumps({'url': _mcp_srv.url, 'token': _mcp_srv.token})"
         reply = self.execute(code, store_history=False, user_expressions={"info": info}, timeout=60)
         if reply["status"] != "ok":
@@ -253,6 +292,50 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+_CLIENT_TOKENS = "MCP_NOTEBOOK_CLIENT_TOKENS"
+
+
+def clients_file(server_name: str) -> Path:
+    """Where ``mcp-notebook serve --client`` keeps the client tokens of the server `server_name`."""
+    safe = re.sub(r"[^\w.-]+", "-", server_name).strip("-.") or "notebook"
+    return _idempotency_path().parent / "clients" / f"{safe}.json"
+
+
+def _client_tokens(names: list[str], path: Path) -> dict[str, str]:
+    """A token for each client: the one kept in `path` by an earlier run (if the file is private), else new."""
+    kept: dict[str, Any] = {}
+    try:
+        info = path.stat()
+        if info.st_uid == os.getuid() and info.st_mode & 0o077 == 0:
+            kept = json.loads(path.read_text(encoding="utf-8")).get("clients", {})
+    except (OSError, ValueError, AttributeError):
+        kept = {}
+    tokens = {}
+    for name in names:
+        entry = kept.get(name)
+        token = entry.get("token") if isinstance(entry, dict) else None
+        tokens[name] = token if isinstance(token, str) and len(token) >= 16 else new_token()
+    return tokens
+
+
+def _write_clients_file(path: Path, url: str, tokens: dict[str, str]) -> None:
+    """Write the client tokens where only their owner can read them (0600 in a 0700 folder)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    content = {
+        "url": url,
+        "clients": {
+            name: {"token": token, "header": f"Authorization: Bearer {token}"}
+            for name, token in tokens.items()
+        },
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a file that existed with wider permissions is narrowed first
+        os.write(fd, (json.dumps(content, indent=2) + "\n").encode())
+    finally:
+        os.close(fd)
+
+
 def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
     """The ``serve`` command (see ``mcp-notebook serve --help``).
 
@@ -262,12 +345,20 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
     notebook = Path(args.notebook).resolve()
     generated = not token
     token = token or new_token()
+    names = list(dict.fromkeys(getattr(args, "client", None) or []))
     try:
         cells = read_cells(notebook)
-    except HeadlessError as exc:
+        for name in names:
+            check_client_name(name)
+    except (HeadlessError, ValueError) as exc:
         logger.error("%s", exc)
         return 2
-    kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token)
+    server_name = getattr(args, "name", None) or default_server_name({"JPY_SESSION_NAME": str(notebook)})
+    tokens_path = (
+        Path(args.clients_file) if getattr(args, "clients_file", None) else clients_file(server_name)
+    )
+    client_tokens = _client_tokens(names, tokens_path) if names else {}
+    kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token, client_tokens=client_tokens)
     serving = False
     approval = args.approval or "ask"
     timeout = args.approval_timeout
@@ -279,18 +370,34 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
             # server; ignored, it fails instead, and the prompts wait for `fg`.
             signal.signal(signal.SIGTTIN, signal.SIG_IGN)
         terminal = TerminalApprovals(kernel.send_comm, _terminal_out(), sys.stdin)
+    options: dict[str, Any] = {
+        "port": args.port,
+        "host": args.host,
+        "approval": approval,
+        "approval_timeout": timeout,
+        "name": server_name,
+    }
     try:
         kernel.start()
-        kernel.serve(port=args.port, host=args.host, approval=approval, approval_timeout=timeout)
+        kernel.serve(**options)
         kernel.run_cells(cells, timeout=args.cell_timeout)
-        url = kernel.serve(port=args.port, host=args.host, approval=approval, approval_timeout=timeout)
+        url = kernel.serve(**options)
         kernel.approvals_at(terminal)
         serving = True
+        if client_tokens:
+            _write_clients_file(tokens_path, url, client_tokens)
+            logger.warning(
+                "client tokens (%s) are in %s, readable only by you; clients send "
+                "'Authorization: Bearer <token>'",
+                ", ".join(client_tokens),
+                tokens_path,
+            )
         if approval != "auto":
             key = "headless.asks_here" if terminal is not None else "headless.declines"
             logger.warning("%s", t(key, mode=approval))
         if args.stdio:
-            return _serve_stdio(kernel, url)
+            # The stdio client is the first --client when there is one: its calls are that client's.
+            return _serve_stdio(kernel, url, next(iter(client_tokens.values()), kernel.token))
         if generated:
             sys.stderr.write(
                 f"mcp-notebook: token: {token}  (clients send 'Authorization: Bearer <token>')\n"
@@ -347,10 +454,10 @@ def _terminal_out() -> TextIO:
     return open(os.ttyname(sys.stdin.fileno()), "w", encoding="utf-8")  # lives as long as serve
 
 
-def _serve_stdio(kernel: HeadlessKernel, url: str) -> int:
+def _serve_stdio(kernel: HeadlessKernel, url: str, token: str) -> int:
     import anyio
 
     from ._bridge import run_bridge
 
     # The bridge handles SIGINT/SIGTERM itself while it runs (and ends when stdin closes).
-    return anyio.run(run_bridge, url, kernel.token)
+    return anyio.run(run_bridge, url, token)

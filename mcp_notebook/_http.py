@@ -5,7 +5,9 @@ Security defaults (spec 2025-11-25 basic/transports "Security Warning"): bind lo
 exactly (`AddressCheck`): the SDK's own check compares only the start of the string, so
 ``localhost:evil.com`` passed it as "localhost with some port". The token is accepted the two
 ways people already know: ``Authorization: Bearer <token>`` (MCP clients) and ``?token=<token>``
-(the Jupyter way, and the only way for tools that cannot send headers).
+(the Jupyter way, and the only way for tools that cannot send headers). The token decides who is
+calling (`_identity`): the gate puts that `Identity` in the request's scope, once per request, and
+nothing downstream asks the client who it is.
 
 Requests the SDK would refuse with a bare plain-text line are refused here first, with a JSON-RPC
 error that says what to change: a body that is not JSON (415) and a body over the size limit (413,
@@ -23,7 +25,6 @@ that may wait for a person (approval) gets the SDK's stream handling.
 from __future__ import annotations
 
 import functools
-import hmac
 import ipaddress
 import json
 import os
@@ -38,11 +39,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
+from ._identity import STATE_KEY, Identities, Identity
 from ._sessions import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_PER_IDENTITY,
     DEFAULT_TOTAL,
-    IDENTITY_KEY,
     LimitedSessionManager,
 )
 from ._text import add_messages, t
@@ -144,7 +145,9 @@ def is_loopback(host: str) -> bool:
 class Gate:
     """ASGI middleware in front of the SDK's app: the token, the body, then the protocol version.
 
-    - No valid token → 401 that says where the token is.
+    - No valid token → 401 that says where the token is. A valid one → its `Identity`, put in
+      ``scope["state"]`` for the handlers and as ``scope["user"]`` for the SDK, which binds a
+      handshake-era session to the identity that opened it.
     - A POST whose ``Content-Type`` is not JSON → 415, and a body over `max_body` bytes → 413, each
       saying what to change (the SDK answers both with a bare text line that names no fix).
     - An unknown ``MCP-Protocol-Version`` → ``-32022`` naming *every* version served. The SDK's
@@ -161,14 +164,14 @@ class Gate:
     def __init__(
         self,
         app: ASGIApp,
-        token: str,
+        identities: Identities,
         max_body: int = DEFAULT_MAX_REQUEST_BYTES,
-        answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
+        answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
         hung_up: Callable[[str, str], None] | None = None,
         addresses: AddressCheck | None = None,
     ) -> None:
         self.app = app
-        self._token = token.encode()
+        self.identities = identities
         self.max_body = max_body
         self._answers_at_once = answers_at_once
         self._hung_up = hung_up
@@ -179,7 +182,7 @@ class Gate:
             await self.app(scope, receive, send)
             return
         version = content_type = length = host = origin = None
-        authorized = False
+        identity: Identity | None = None
         for key, value in scope["headers"]:
             if key == b"host":
                 host = value
@@ -187,9 +190,8 @@ class Gate:
                 origin = value
             elif key == b"authorization":
                 scheme, _, credential = value.partition(b" ")
-                authorized = scheme.lower() == b"bearer" and hmac.compare_digest(
-                    credential.strip(), self._token
-                )
+                if scheme.lower() == b"bearer":
+                    identity = self.identities.identify(credential.strip())
             elif key == b"mcp-protocol-version":
                 version = value.decode("latin-1")
             elif key == b"content-type":
@@ -197,10 +199,15 @@ class Gate:
             elif key == b"content-length":
                 length = value
         post = scope.get("method") == "POST"
-        authorized = authorized or self._token_in_query(scope)
-        if authorized:
-            scope.setdefault("state", {})[IDENTITY_KEY] = credential_identity(self._token)
-        if not authorized:
+        if identity is None:
+            identity = self._identity_in_query(scope)
+        if identity is not None:
+            state = scope.get("state")
+            if state is None:
+                state = scope["state"] = {}
+            state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
+            scope["user"] = identity.user  # the SDK's: a session belongs to the identity that opened it
+        if identity is None:
             payload = {
                 "jsonrpc": "2.0",
                 "id": None,
@@ -231,11 +238,13 @@ class Gate:
             and length is not None
             and not _too_long(length, _CHOOSE_UP_TO)  # a big body is not parsed twice to choose
         ):
-            await self._choose_reply(scope, receive, send, version is None or version in HANDSHAKE)
+            await self._choose_reply(scope, receive, send, identity, version is None or version in HANDSHAKE)
         else:
             await self._forward(scope, receive, send, version)
 
-    async def _choose_reply(self, scope: Scope, receive: Receive, send: Send, handshake: bool) -> None:
+    async def _choose_reply(
+        self, scope: Scope, receive: Receive, send: Send, identity: Identity, handshake: bool
+    ) -> None:
         """Read the request, then let the SDK answer it as one JSON body or with a stream.
 
         A body that is not one well-formed message is answered here (`_envelope`), saying what to send.
@@ -261,7 +270,7 @@ class Gate:
             return
         # A handshake-era `initialize` keeps its stream: the session's own task is started while it
         # is served and inherits this request's context, and that task must see the default choice.
-        at_once = request.get("method") != "initialize" and self._answers_at_once(request)
+        at_once = request.get("method") != "initialize" and self._answers_at_once(request, identity)
         if not at_once and handshake and self._hung_up is not None and request.get("method") == "tools/call":
             replay = self._watch_hang_up(scope, replay, request.get("id"))
         with json_reply(at_once):
@@ -313,13 +322,14 @@ class Gate:
         )
         await _send_error(send, 413, message)
 
-    def _token_in_query(self, scope: Scope) -> bool:
+    def _identity_in_query(self, scope: Scope) -> Identity | None:
         query = scope.get("query_string", b"")
         if query:
             for candidate in parse_qs(query.decode("latin-1")).get("token", []):
-                if hmac.compare_digest(candidate.encode(), self._token):
-                    return True
-        return False
+                identity = self.identities.identify(candidate.encode())
+                if identity is not None:
+                    return identity
+        return None
 
     async def _unsupported_version(self, version: str, receive: Receive, send: Send) -> None:
         body = b""
@@ -341,17 +351,6 @@ class Gate:
 
 
 _MAX_PEEK = 1 << 20
-
-OWNER = "owner"
-
-
-def credential_identity(credential: bytes) -> str:
-    """Who a valid credential stands for: what sessions (and, later, other state) are scoped by.
-
-    A server has one token today, the owner's, so every valid credential is the owner; tokens of
-    their own for other clients will each name their client here.
-    """
-    return OWNER
 
 
 async def _read_body(receive: Receive, limit: int) -> tuple[bytes, Receive] | None:
@@ -487,10 +486,10 @@ def _authority(text: str) -> tuple[str, int | None] | None:
 def build_app(
     sdk_server: Any,
     *,
-    token: str,
+    identities: Identities,
     host: str,
     max_body: int | None = None,
-    answers_at_once: Callable[[Mapping[str, Any]], bool] | None = None,
+    answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
     hung_up: Callable[[str, str], None] | None = None,
     on_session_end: Callable[[str], None] | None = None,
     session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
@@ -498,9 +497,10 @@ def build_app(
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
+    `identities`: the credentials the server accepts, and whom each proves.
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
-    `answers_at_once(request)`: whether a request (a JSON-RPC dict) sends nothing before its result
-    and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
+    `answers_at_once(request, identity)`: whether a request (a JSON-RPC dict) sends nothing before its
+    result and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
     `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
     `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
     `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
@@ -523,4 +523,4 @@ def build_app(
     manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
     manager.limit(max_sessions, session_idle_timeout)
     manager.on_session_end = on_session_end
-    return Gate(app, token, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))
+    return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))

@@ -2,12 +2,20 @@
 
 A model retries when an answer is lost (a client timeout, a dropped connection), and a tool that
 creates an order would create two. Such a tool takes an ``idempotency_key``; `IdempotencyStore.run`
-stores the first result for (client, tool, key) and returns it for every repeat within the
+stores the first result for a key in its `Scope` and returns it for every repeat within the
 retention. Results live in SQLite, so a kernel restart loses nothing.
 
 Rules, each one a choice:
 
-- The key is scoped to (client, tool): two clients, or two tools, never share results.
+- A key is scoped (`Scope`) to the serving notebook (its server name), the identity that called
+  (proven by its credential), and the tool: another notebook, another client or another tool never
+  sees the result. The same notebook after a kernel restart keeps its name, so a client's retry
+  is still recognised.
+- A stored result remembers the definition of the tool it came from (a fingerprint of its input
+  and output schemas). A repeat under a changed definition raises `IdempotencyConflict` rather
+  than replaying a result the new definition never made, and rather than running the operation
+  a second time: the first call did happen, and only the caller can tell whether it must be
+  redone (with a new key).
 - A repeat must send the same arguments (compared as a hash of their canonical JSON, without the
   key itself); different arguments raise `IdempotencyConflict`, an error result for the model.
 - Concurrent duplicates in this process run the function once; the others wait and share its
@@ -62,6 +70,19 @@ add_messages(
                 "idempotency_key를 쓰세요."
             ),
         },
+        "idem.definition_changed": {
+            "en": (
+                "The idempotency_key {key!r} was already used for a call of {tool!r}, and that call did run, "
+                "but the tool has been redefined since (its parameters or result changed), so its stored "
+                "result is not replayed. Check whether the earlier operation took effect; to run it under "
+                "the new definition, call again with a new idempotency_key."
+            ),
+            "ko": (
+                "idempotency_key {key!r:은/는} 이미 {tool!r:을/를} 호출할 때 쓰였고 그 호출은 실행되었습니다. 그런데 그 "
+                "뒤로 도구가 다시 정의되어(매개변수나 결과가 바뀌어) 저장된 결과를 돌려주지 않습니다. 이전 작업이 "
+                "반영되었는지 먼저 확인하고, 새 정의로 실행하려면 새 idempotency_key로 다시 호출하세요."
+            ),
+        },
         "idem.in_progress": {
             "en": (
                 "An earlier call of {tool!r} with the same idempotency_key is still running. Retry with the "
@@ -85,11 +106,64 @@ add_messages(
 
 KEY_PARAMETER = "idempotency_key"
 DEFAULT_RETENTION = 24 * 3600.0
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2  # 2: scoped by server name and tool definition; older files start empty
 
 
 class IdempotencyConflict(ToolError):
-    """The same idempotency key came back with different arguments."""
+    """The same idempotency key came back with different arguments, or for a redefined tool."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where an idempotency key lives: whose key it is, for what. Part of every stored result's key.
+
+    Attributes
+    ----------
+    server:
+        The serving notebook's (or exported app's) name: ``srv.name``.
+    identity:
+        Who called, as its credential proves it (`mcp_notebook.current_client`).
+    tool:
+        The tool's name.
+    definition:
+        A fingerprint of the tool's definition (`definition_fingerprint`); not part of the lookup:
+        a key found under another definition is a conflict, never a replay nor a second run.
+    """
+
+    server: str
+    identity: str
+    tool: str
+    definition: str = ""
+
+    @property
+    def slot(self) -> tuple[str, str, str]:
+        return (self.server, self.identity, self.tool)
+
+
+# Keywords that only describe a schema: rewording a docstring (or switching the message language)
+# must not make every earlier key conflict.
+_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _shape(schema: Any) -> Any:
+    if isinstance(schema, Mapping):
+        return {
+            key: ({name: _shape(sub) for name, sub in value.items()} if key in _SCHEMA_MAPS and
+                  isinstance(value, Mapping) else _shape(value))
+            for key, value in schema.items()
+            if key not in _ANNOTATIONS
+        }  # fmt: skip
+    if isinstance(schema, list):
+        return [_shape(item) for item in schema]
+    return schema
+
+
+def definition_fingerprint(input_schema: Mapping[str, Any], output_schema: Mapping[str, Any] | None) -> str:
+    """A short digest of what a tool takes and returns (its schemas without descriptions and titles)."""
+    shape = [_shape(input_schema), _shape(output_schema)]
+    text = json.dumps(shape, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def human_duration(seconds: float) -> str:
@@ -134,6 +208,7 @@ class _Flight:
 
     args_hash: str
     args_json: str
+    definition: str
     done: threading.Event = field(default_factory=threading.Event)
     result: Any = None
     error: BaseException | None = None
@@ -178,30 +253,31 @@ class IdempotencyStore:
         # One connection shared under a lock: simpler than one per thread, and calls are short.
         self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()
-        self._flights: dict[tuple[str, str, str], _Flight] = {}
+        self._flights: dict[tuple[str, str, str, str], _Flight] = {}
         with self._lock:
+            (version,) = self._db.execute("PRAGMA user_version").fetchone()
+            if version < _SCHEMA_VERSION:
+                # Results stored before keys were scoped by notebook and definition cannot be told
+                # apart by notebook: replaying one could hand over another notebook's result.
+                self._db.execute("DROP TABLE IF EXISTS results")
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS results (client TEXT NOT NULL, tool TEXT NOT NULL, "
-                "key TEXT NOT NULL, args_hash TEXT NOT NULL, args_json TEXT NOT NULL, "
-                "result_json TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (client, tool, key))"
+                "CREATE TABLE IF NOT EXISTS results (server TEXT NOT NULL, client TEXT NOT NULL, "
+                "tool TEXT NOT NULL, key TEXT NOT NULL, definition TEXT NOT NULL, args_hash TEXT NOT NULL, "
+                "args_json TEXT NOT NULL, result_json TEXT NOT NULL, created REAL NOT NULL, "
+                "PRIMARY KEY (server, client, tool, key))"
             )
             self._db.execute("CREATE INDEX IF NOT EXISTS results_created ON results (created)")
             self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
 
-    def run(
-        self,
-        client: str,
-        tool: str,
-        key: str,
-        arguments: Mapping[str, Any],
-        fn: Callable[[], Any],
-    ) -> Any:
-        """The stored result of (client, tool, key), or `fn()`'s result, stored for the repeats.
+    def run(self, scope: Scope, key: str, arguments: Mapping[str, Any], fn: Callable[[], Any]) -> Any:
+        """The stored result of `key` in `scope`, or `fn()`'s result, stored for the repeats.
 
         Parameters
         ----------
-        client, tool, key:
-            Who calls, which tool, and the model's idempotency key.
+        scope:
+            Which notebook, which identity, which tool (and its definition).
+        key:
+            The model's idempotency key.
         arguments:
             The call's arguments (the key among them is ignored).
         fn:
@@ -212,7 +288,7 @@ class IdempotencyStore:
         Raises
         ------
         IdempotencyConflict
-            The key was used before with different arguments.
+            The key was used before with different arguments, or for another definition of the tool.
         ToolError
             The key is malformed, or a duplicate waited longer than `wait_timeout`.
         """
@@ -220,22 +296,26 @@ class IdempotencyStore:
             raise ToolError(t("idem.bad_key", got=repr(key)[:80]))
         args_json = canonical_arguments(arguments)
         args_hash = hashlib.sha256(args_json.encode("utf-8")).hexdigest()
-        slot = (client, tool, key)
+        tool, definition = scope.tool, scope.definition
+        slot = (*scope.slot, key)
         with self._lock:
             now = self._clock()
             self._db.execute("DELETE FROM results WHERE created <= ?", (now - self.retention,))
             row = self._db.execute(
-                "SELECT args_hash, args_json, result_json FROM results WHERE client=? AND tool=? AND key=?",
+                "SELECT definition, args_hash, args_json, result_json FROM results "
+                "WHERE server=? AND client=? AND tool=? AND key=?",
                 slot,
             ).fetchone()
             if row is not None:
-                self._check(row[0], row[1], args_hash, args_json, tool, key)
-                return json.loads(row[2])
+                _check_definition(row[0], definition, tool, key)
+                self._check(row[1], row[2], args_hash, args_json, tool, key)
+                return json.loads(row[3])
             flight = self._flights.get(slot)
             if flight is None:
-                flight = self._flights[slot] = _Flight(args_hash, args_json)
+                flight = self._flights[slot] = _Flight(args_hash, args_json, definition)
                 owner = True
             else:
+                _check_definition(flight.definition, definition, tool, key)
                 self._check(flight.args_hash, flight.args_json, args_hash, args_json, tool, key)
                 owner = False
         if not owner:
@@ -250,8 +330,8 @@ class IdempotencyStore:
             if not _is_error_result(result):
                 with self._lock:
                     self._db.execute(
-                        "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (*slot, args_hash, args_json, result_json, self._clock()),
+                        "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (*slot, definition, args_hash, args_json, result_json, self._clock()),
                     )
         except BaseException as exc:
             flight.error = exc
@@ -291,6 +371,11 @@ class IdempotencyStore:
         old, new = json.loads(old_json), json.loads(new_json)
         fields = sorted(k for k in old.keys() | new.keys() if old.get(k, ...) != new.get(k, ...))
         raise IdempotencyConflict(t("idem.conflict", key=key, tool=tool, fields=", ".join(fields)))
+
+
+def _check_definition(stored: str, current: str, tool: str, key: str) -> None:
+    if stored != current:
+        raise IdempotencyConflict(t("idem.definition_changed", key=key, tool=tool))
 
 
 def _is_error_result(result: Any) -> bool:

@@ -85,6 +85,12 @@ class MCPMagics(Magics):
         help="Seconds a call waits for Approve/Deny before it counts as declined (default 120).",
     )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
+    @argument(
+        "--name",
+        default=None,
+        help="The server's name, which keeps this notebook's stored results (idempotency keys) apart "
+        "from other notebooks' (default: from the notebook's file name and path).",
+    )
     @line_magic
     def mcp_serve(self, line: str) -> Any:
         """Serve this notebook's tools to MCP clients over Streamable HTTP.
@@ -97,6 +103,10 @@ class MCPMagics(Magics):
             srv = %mcp_serve
             srv = %mcp_serve --port 8765 --run-in kernel
             srv = %mcp_serve --approval-timeout 600       # ten minutes to answer each prompt
+            srv = %mcp_serve --name orders
+
+        Give each AI client a token of its own: ``srv.add_client("claude-code")``, or paste
+        ``srv.client_config("claude-code")``.
         """
         args = parse_argstring(self.mcp_serve, line)
         from ._runtime import serve
@@ -110,8 +120,9 @@ class MCPMagics(Magics):
                 approval=args.approval,
                 approval_timeout=args.approval_timeout,
                 allow_remote=args.allow_remote,
+                name=args.name,
             )
-        except MCPNotebookError as exc:
+        except (MCPNotebookError, ValueError) as exc:  # a bad option value: say what to change
             raise UsageError(str(exc)) from None
         # The panel shows approval prompts and activity; it lives in this cell's output.
         from IPython.display import display

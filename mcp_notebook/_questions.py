@@ -2,14 +2,18 @@
 
 Pure: no `mcp` import. `Context` (`_context.py`) asks; this module holds the shapes: the form schema
 of an elicitation, the answers a client sends back (``inputResponses`` on 2026-07-28, results on
-2025-11-25) as tool code gets them, and the server's own record inside a ``requestState`` (which the
-SDK seals before it leaves).
+2025-11-25) as tool code gets them, the server's own record inside a ``requestState`` (which the
+SDK seals before it leaves), and the `RoundLedger` that lets each such state be answered once.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,6 +32,12 @@ add_messages(
             "a mapping of field names to types ({{'nights': int}}); got {what!r}.",
             "ko": "elicitation 스키마는 JSON Schema 객체({{'type': 'object', 'properties': ...}})이거나 필드 "
             "이름과 타입의 매핑({{'nights': int}})이어야 합니다. 받은 값: {what!r}",
+        },
+        "state.used": {
+            "en": "This requestState was already used, or is no longer open: a requestState answers one round "
+            "of one call, once. Start the call again, without requestState and inputResponses.",
+            "ko": "이 requestState는 이미 쓰였거나 더는 열려 있지 않습니다. requestState 하나는 호출 하나의 한 "
+            "라운드에 한 번만 답할 수 있습니다. requestState와 inputResponses 없이 호출을 처음부터 다시 하세요.",
         },
     }
 )
@@ -111,6 +121,9 @@ def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
+_STATE_VERSION = 2  # 2 added the round id and the questions asked: a state without them is refused
+
+
 def state_of(plaintext: Any) -> dict[str, Any]:
     """The server's own record inside a (verified, unsealed) ``requestState``; ``{}`` if none."""
     if not isinstance(plaintext, str):
@@ -119,9 +132,108 @@ def state_of(plaintext: Any) -> dict[str, Any]:
         state = json.loads(plaintext)
     except ValueError:
         return {}
-    return state if isinstance(state, dict) and state.get("v") == 1 else {}
+    return state if isinstance(state, dict) and state.get("v") == _STATE_VERSION else {}
 
 
-def new_state(answers: Mapping[str, Any], *, approved: bool) -> str:
-    """The plaintext ``requestState`` of the next round (the SDK seals it before it leaves)."""
-    return json.dumps({"v": 1, "answers": dict(answers), "approved": approved}, separators=(",", ":"))
+def new_state(answers: Mapping[str, Any], *, approved: bool, asked: list[str], round_id: str) -> str:
+    """The plaintext ``requestState`` of the next round (the SDK seals it before it leaves).
+
+    `asked`: the keys of this round's questions (only their answers are read next round);
+    `round_id`: the round's entry in the `RoundLedger` (the state can be answered once).
+    """
+    state = {
+        "v": _STATE_VERSION,
+        "answers": dict(answers),
+        "approved": approved,
+        "asked": list(asked),
+        "round": round_id,
+    }
+    return json.dumps(state, separators=(",", ":"))
+
+
+def this_rounds_answers(state: Mapping[str, Any], responses: Any) -> dict[str, Any] | None:
+    """The ``inputResponses`` a round may use: with a state, only the answers to that round's questions.
+
+    An answer is bound to its round: once a state names the questions of a round, a response to
+    any other question (a later one, sent early, or an earlier one, rewritten) is never read (spec
+    2026-07-28 basic/patterns/mrtr: unexpected responses SHOULD be ignored). A first call carries
+    no state and may bring answers up front; the tool reads those it asks for and nothing else (the
+    conformance suite's ``input-required-result-ignore-extra-params`` expects exactly that).
+    """
+    if not isinstance(responses, dict):
+        return None
+    asked = state.get("asked")
+    if not isinstance(asked, list):
+        return dict(responses)  # the first round: no earlier answers to protect
+    return {key: responses[key] for key in asked if isinstance(key, str) and key in responses}
+
+
+class RoundLedger:
+    """The rounds of 2026-07-28 calls that wait for answers; each round can be answered once.
+
+    The SDK's seal proves the server issued a ``requestState``, to whom, and for which call, but not
+    that it is unused: within its lifetime the same state could come back again and again with new
+    answers, and a call a person approved once would run each time. So each state names a round,
+    and answering takes the round out of this ledger (spec 2026-07-28 basic/patterns/mrtr: a state
+    that must be consumed at most once MUST be enforced server-side).
+
+    Thread-safe and bounded: at most `max_open` rounds wait at once; past that the oldest are
+    forgotten, and answering one of those asks the client to start again (never a second run).
+
+    Parameters
+    ----------
+    ttl:
+        Seconds a round stays open (the sealed state's own lifetime).
+    max_open:
+        How many rounds may wait at once.
+    clock:
+        Seconds from a monotonic clock (injected in tests).
+    """
+
+    def __init__(
+        self, ttl: float = 600.0, max_open: int = 10_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ttl = ttl
+        self.max_open = max_open
+        self._clock = clock
+        self._open: OrderedDict[str, tuple[str, float]] = OrderedDict()  # round -> (identity, expires)
+        self._lock = threading.Lock()
+
+    def open(self, identity: str) -> str:
+        """A new round for `identity`: its id, to go inside the sealed state."""
+        round_id = secrets.token_urlsafe(16)
+        with self._lock:
+            now = self._clock()
+            while self._open and next(iter(self._open.values()))[1] <= now:
+                self._open.popitem(last=False)
+            while len(self._open) >= self.max_open:
+                self._open.popitem(last=False)
+            self._open[round_id] = (identity, now + self.ttl)
+        return round_id
+
+    def close(self, round_id: Any, identity: str) -> bool:
+        """Answer the round: True the first time, by the identity it was opened for, before it expires."""
+        if not isinstance(round_id, str):
+            return False
+        with self._lock:
+            entry = self._open.get(round_id)
+            if entry is None or entry[0] != identity:
+                return False
+            del self._open[round_id]
+            return self._clock() < entry[1]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+
+def answer_round(ledger: RoundLedger, plaintext: Any, identity: str) -> dict[str, Any]:
+    """The server's record in a verified ``requestState``, its round now answered; refused if it was.
+
+    Raises `ProtocolRefusal` (-32602, saying to start again) for a state whose round is unknown,
+    already answered, another identity's or expired.
+    """
+    state = state_of(plaintext)
+    if not ledger.close(state.get("round"), identity):
+        raise ProtocolRefusal(-32602, t("state.used"), {"reason": "request_state_used"})
+    return state

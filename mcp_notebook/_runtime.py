@@ -34,6 +34,7 @@ from ._errors import ServerError
 from ._execution import KernelPump, ToolRunner, install_capture, remove_capture
 from ._guarded import Guardrails, default_audit_path
 from ._http import is_loopback
+from ._identity import Identities, check_server_name, default_server_name
 from ._secrets import new_token
 from ._server import ToolServer
 from ._server_handle import ServerHandle
@@ -60,7 +61,8 @@ class Runtime:
         self.kernel_pump = KernelPump(None)
         self._closers: list[Callable[[], None]] = []
         self.before_server_stop: list[Callable[[ServerHandle], None]] = []
-        # Proves a request comes from this process's own client (%mcp_call): never sent elsewhere.
+        # The credential of this process's own client (%mcp_call): identity "notebook". It is sent
+        # only to this process's own server, and never leaves the process otherwise.
         self.local_secret = secrets.token_urlsafe(32)
 
     @property
@@ -119,6 +121,7 @@ def serve(
     idempotency_path: str | os.PathLike[str] | None = None,
     allow_remote: bool = False,
     catalogue: Catalogue | None = None,
+    name: str | None = None,
 ) -> ServerHandle:
     """Serve the notebook's tools over Streamable HTTP from a background thread of this kernel.
 
@@ -131,7 +134,9 @@ def serve(
     host:
         Address to bind. Loopback (127.0.0.1) by default; anything else needs ``allow_remote=True``.
     token:
-        The secret clients must send; default ``MCP_NOTEBOOK_TOKEN`` or a new random token.
+        The server token, the owner's credential (identity ``"owner"``); default ``MCP_NOTEBOOK_TOKEN``
+        or a new random token. Give each AI client a token of its own instead:
+        ``srv.add_client("claude-code")`` or ``srv.client_config("claude-code")``.
     run_in:
         Where tool functions run: ``"thread"`` (a worker thread, default) or ``"kernel"`` (the
         kernel's main thread, between cells). See `mcp_notebook._execution`.
@@ -168,6 +173,10 @@ def serve(
         ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``False`` for none.
     idempotency_path:
         The SQLite file that keeps results of ``@tool(idempotency_key=True)`` tools.
+    name:
+        This server's name, which scopes the results it stores (idempotency keys) to this notebook:
+        another notebook's tool of the same name never replays them. Default: the notebook's file
+        name and a digest of its path (``orders-3f9a2c1d``), the same after a kernel restart.
     """
     with runtime._lock:
         if runtime.server is not None and runtime.server.running:
@@ -177,6 +186,7 @@ def serve(
         if approval not in MODES:
             raise ValueError(t("approval.bad_mode", value=approval))
         approval_timeout = check_timeout(approval_timeout)
+        server_name = check_server_name(name) if name is not None else default_server_name()
         if not is_loopback(host):
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
@@ -205,17 +215,17 @@ def serve(
                 max_output_chars=max_output_chars,
                 audit_log=None if audit_log is False else (audit_log or default_audit_path()),
                 idempotency_path=idempotency_path,
+                server_name=server_name,
             ),
-            local_secret=runtime.local_secret,
+            identities=Identities(token, notebook_token=runtime.local_secret),
         )
-        handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in)
+        handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
         portal = runtime.portal()
         try:
             serving = functools.partial(
                 run_http,
                 tools,
                 sock,
-                token,
                 host,
                 session_idle_timeout=session_idle_timeout,
                 max_sessions=max_sessions,

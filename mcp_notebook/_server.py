@@ -12,8 +12,8 @@ One endpoint serves both protocol eras (the SDK routes each request by its
 
 from __future__ import annotations
 
-import hmac
 import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -38,13 +38,15 @@ from ._calls import ToolCalls
 from ._catalogue import Catalogue
 from ._execution import ToolRunner
 from ._guarded import Guardrails
+from ._identity import Identities, Identity, identity_of
 from ._paging import page
+from ._questions import RoundLedger
+from ._secrets import new_token
 from ._server_data import DataHandlers
 from ._version import __version__
 
 logger = logging.getLogger(__name__)
 
-LOCAL_HEADER = "x-mcp-notebook-local"
 INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
     "and the list changes while the notebook is edited: re-list tools when notified."
@@ -75,7 +77,7 @@ class ToolServer:
         result_limit: int = 50_000,
         approval: ApprovalPolicy | None = None,
         guards: Guardrails | None = None,
-        local_secret: str | None = None,
+        identities: Identities | None = None,
         name: str = "mcp-notebook",
         history: int = 500,
         history_bytes: int = DEFAULT_MAX_BYTES,
@@ -89,15 +91,25 @@ class ToolServer:
         # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
         self.approval.allowed.definition = self._definition
         self.guards = guards if guards is not None else Guardrails()
-        self._local_secret = (local_secret or "").encode()
-        self.log = ActivityLog(history, self.guards, self._is_local, max_bytes=history_bytes)
+        # Who may call, and whom each credential proves (the HTTP gate reads it on every request).
+        self.identities = identities if identities is not None else Identities(new_token())
+        self.log = ActivityLog(history, self.guards, max_bytes=history_bytes)
         self.calls = self.log.calls  # tools/call only
         self.activity = self.log.activity  # every request
         self.call_listeners = self.log.listeners
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
         self._legacy_sessions: dict[str, ServerSession] = {}
-        self.data = DataHandlers(catalogue, runner, self._bus, page_size)
+        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
+        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
+        # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
+        # "the authenticated principal, rejecting state presented by a different principal"). Only
+        # calls of tools and prompts that take a Context go through it (no one else mints state), so
+        # every other request pays nothing for it. Each state also names one round, answerable once.
+        security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
+        self.boundary = RequestStateBoundary(security, default_audience=name)
+        self.rounds = RoundLedger(ttl=security.ttl)
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
             "tools/list",
@@ -108,11 +120,6 @@ class ToolServer:
         )
         # Handshake-era logging/setLevel, per session (2026-07-28 opts in per request instead).
         self._log_levels: dict[str, str] = {}
-        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
-        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
-        # client. Only calls of tools and prompts that take a Context go through it (no one else
-        # mints state), so every other request pays nothing for it.
-        self.boundary = RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
         self.tool_calls = ToolCalls(
             catalogue=catalogue,
             runner=runner,
@@ -121,8 +128,8 @@ class ToolServer:
             log=self.log,
             boundary=self.boundary,
             kept=self.data.kept,
+            rounds=self.rounds,
             result_limit=result_limit,
-            is_local=self._is_local,
             log_levels=self._log_levels,
         )
         self.sdk = _NotebookServer(
@@ -161,12 +168,14 @@ class ToolServer:
             "server/discover", types.RequestParams, self.log.observed("server/discover", self._discover)
         )
 
-    def answers_at_once(self, request: Mapping[str, Any]) -> bool:
+    def answers_at_once(self, request: Mapping[str, Any], identity: Identity) -> bool:
         """Whether a request can be answered with one JSON body instead of a stream (both eras).
 
         Only a call that may send something before its result (a tool or prompt that takes a
         `Context`: progress, log lines, questions to the client) or that may wait for a person
-        (approval) keeps the SSE stream, which also keeps a long wait alive through proxies.
+        (approval) keeps the SSE stream, which also keeps a long wait alive through proxies. A
+        hidden tool is answered as an unknown one is, to anyone but the notebook: the kind of
+        reply must not tell that it exists.
         """
         method = request.get("method")
         if method not in ("tools/call", "prompts/get"):
@@ -179,11 +188,11 @@ class ToolServer:
             prompt = self.catalogue.get_prompt(name)
             return prompt is None or not prompt.context
         entry = self.catalogue.get(name)
-        if entry is None:
+        if entry is None or not (entry.expose or identity.is_notebook):
             return True
         # local=False: the notebook's own calls never wait for approval, but may take the stream.
         return not entry.context and not self.approval.needs_approval(
-            entry.name, entry.read_only, entry.approval, local=False
+            entry.name, entry.read_only, entry.approval, local=False, client=identity.name
         )
 
     def _definition(self, name: str) -> str | None:
@@ -192,13 +201,16 @@ class ToolServer:
 
     # -- tools/list --------------------------------------------------------------------------
     def _input_schema(self, name: str) -> dict[str, Any] | None:
+        # The SDK checks 2026-07-28 Mcp-Param headers against this schema before any handler runs,
+        # without saying who asks: a hidden tool gets no check at all (only the notebook, which is
+        # trusted, can call it), so its answer to an outsider is the unknown tool's -32602.
         entry = self.catalogue.get(name)
-        return entry.input_schema if entry is not None else None
+        return entry.input_schema if entry is not None and entry.expose else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> Any:
-        local = self._is_local(ctx)
+        local = identity_of(ctx).is_notebook
         visible = [entry for entry in self.catalogue.tools() if entry.expose or local]
         tools, cursor = page(visible, params, self.page_size)
         result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in tools]}
@@ -206,15 +218,7 @@ class ToolServer:
             result["nextCursor"] = cursor
         return result
 
-    # -- tools/call --------------------------------------------------------------------------
-    def _is_local(self, ctx: ServerRequestContext[Any]) -> bool:
-        # The notebook's own client (%mcp_call) proves itself with a per-process secret header.
-        request = ctx.request
-        if not self._local_secret or request is None:
-            return False
-        presented = request.headers.get(LOCAL_HEADER, "").encode()
-        return hmac.compare_digest(presented, self._local_secret)
-
+    # -- prompts -----------------------------------------------------------------------------
     async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
         entry = self.catalogue.get_prompt(params.name)
         if entry is not None and entry.context:
@@ -274,6 +278,11 @@ class ToolServer:
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
         self.listen_handler.close()
+
+
+def _principal(ctx: ServerRequestContext[Any]) -> str:
+    """Whom a sealed requestState is bound to: the identity the credential proved, never a claim."""
+    return identity_of(ctx).name
 
 
 _LIST_EVENTS: dict[str, tuple[Any, Callable[[ServerSession], Awaitable[None]]]] = {

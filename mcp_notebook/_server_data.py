@@ -7,8 +7,8 @@ and missing prompt arguments are ``-32602`` on both.
 
 from __future__ import annotations
 
-import itertools
 import logging
+import secrets
 import time
 import typing
 from collections import OrderedDict
@@ -27,9 +27,10 @@ from ._activity import session_id_of
 from ._catalogue import Catalogue
 from ._context import Context
 from ._execution import ToolRunner
+from ._identity import identity_of
 from ._paging import page
 from ._prompts import literal_choices, render
-from ._questions import InputRequired, ProtocolRefusal, new_state
+from ._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ._resources import ResourceEntry, TemplateEntry, contents
 from ._text import add_messages, t
 
@@ -59,7 +60,11 @@ add_messages(
 
 
 class KeptResults:
-    """Large tool results, kept as resources for a while (bounded in count and age)."""
+    """Large tool results, kept as resources for a while (bounded in count and age).
+
+    Each is readable only by the identity whose call produced it: its link holds an unguessable id,
+    and a read by anyone else is answered exactly as a read of a link that never existed.
+    """
 
     def __init__(
         self, max_items: int = 64, max_age: float = 3600.0, clock: Callable[[], float] = time.monotonic
@@ -67,21 +72,22 @@ class KeptResults:
         self.max_items = max_items
         self.max_age = max_age
         self._clock = clock
-        self._items: OrderedDict[str, tuple[float, list[dict[str, Any]]]] = OrderedDict()
-        self._ids = itertools.count(1)
+        self._items: OrderedDict[str, tuple[float, str, list[dict[str, Any]]]] = OrderedDict()
 
-    def keep(self, tool: str, items: list[dict[str, Any]]) -> str:
+    def keep(self, tool: str, items: list[dict[str, Any]], owner: str) -> str:
+        """Keep `items` for `owner` (an identity); the URI to read them with."""
         self._expire()
-        uri = f"{KEPT_SCHEME}{tool}/{next(self._ids)}"
-        self._items[uri] = (self._clock(), [{**item, "uri": uri} for item in items])
+        uri = f"{KEPT_SCHEME}{tool}/{secrets.token_urlsafe(18)}"
+        self._items[uri] = (self._clock(), owner, [{**item, "uri": uri} for item in items])
         while len(self._items) > self.max_items:
             self._items.popitem(last=False)
         return uri
 
-    def get(self, uri: str) -> list[dict[str, Any]] | None:
+    def get(self, uri: str, reader: str) -> list[dict[str, Any]] | None:
+        """What was kept at `uri`, if `reader` (an identity) is the one it was kept for."""
         self._expire()
         kept = self._items.get(uri)
-        return kept[1] if kept else None
+        return kept[2] if kept is not None and kept[1] == reader else None
 
     def _expire(self) -> None:
         cutoff = self._clock() - self.max_age
@@ -93,13 +99,19 @@ class DataHandlers:
     """resources/*, prompts/* and completion/complete over a catalogue."""
 
     def __init__(
-        self, catalogue: Catalogue, runner: ToolRunner, bus: SubscriptionBus, page_size: int
+        self,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        bus: SubscriptionBus,
+        page_size: int,
+        rounds: RoundLedger | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.runner = runner
         self.bus = bus
         self.page_size = page_size
         self.kept = KeptResults()
+        self.rounds = rounds if rounds is not None else RoundLedger()
         # Handshake-era subscriptions: session id -> (its session, the URIs it follows).
         self._subscribers: dict[str, tuple[ServerSession, set[str]]] = {}
 
@@ -114,7 +126,7 @@ class DataHandlers:
 
     async def read(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
-        kept = self.kept.get(uri) if uri.startswith(KEPT_SCHEME) else None
+        kept = self.kept.get(uri, identity_of(ctx).name) if uri.startswith(KEPT_SCHEME) else None
         if kept is not None:
             return {"resultType": "complete", "contents": kept}
         found = self.catalogue.find_resource(uri)
@@ -191,6 +203,12 @@ class DataHandlers:
                 t("prompt.unknown", name=params.name, hint=hint),
                 data={"prompt": params.name, "suggestions": near},
             )
+        identity = identity_of(ctx).name
+        if entry.context and (ctx.params or {}).get("requestState") is not None:
+            try:  # a later round answers its round once (see _calls)
+                answer_round(self.rounds, (ctx.params or {})["requestState"], identity)
+            except ProtocolRefusal as exc:
+                raise MCPError(exc.code, exc.message, data=exc.data) from None
         arguments = dict(params.arguments or {})
         problems = entry.problems(arguments)
         if problems:
@@ -206,11 +224,10 @@ class DataHandlers:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)
         except InputRequired as asked:  # 2026-07-28: the client answers, then asks for the prompt again
-            return {
-                "resultType": "input_required",
-                "inputRequests": asked.requests,
-                "requestState": new_state(asked.answers, approved=True),
-            }
+            state = new_state(
+                asked.answers, approved=True, asked=list(asked.requests), round_id=self.rounds.open(identity)
+            )
+            return {"resultType": "input_required", "inputRequests": asked.requests, "requestState": state}
         except ProtocolRefusal as exc:
             raise MCPError(exc.code, exc.message, data=exc.data) from None
         except Exception as exc:

@@ -1,8 +1,8 @@
 """`ServerHandle`: what `serve()` (and ``%mcp_serve``) hands the user for the server it started.
 
-The handle is the user's view of one in-kernel server: its URL and token, the recent calls and
-activity, the approval policy and its pending calls, ready-to-paste client configurations, a
-connection check, the status panel, and `stop`. Starting and stopping the server itself, and the
+The handle is the user's view of one in-kernel server: its URL and token, the clients it lets in
+(each with a token of its own), the recent calls and activity, the approval policy and its pending
+calls, ready-to-paste client configurations, a connection check, the status panel, and `stop`. Starting and stopping the server itself, and the
 loop it runs on, belong to `mcp_notebook._runtime`, which gives the handle its ``_stop``.
 """
 
@@ -16,6 +16,7 @@ from ._activity import CallRecord
 from ._approval import ApprovalPolicy, ApprovalRequest
 from ._catalogue import Catalogue
 from ._http import MCP_PATH
+from ._identity import OWNER
 from ._server import ToolServer
 from ._text import t
 
@@ -28,13 +29,21 @@ class ServerHandle:
     url:
         The MCP endpoint, e.g. ``http://127.0.0.1:8765/mcp`` (no token in it).
     token:
-        The secret a client must send (``Authorization: Bearer <token>`` or ``?token=``).
+        The server token: the owner's credential (identity ``"owner"``), sent as
+        ``Authorization: Bearer <token>`` or ``?token=``. Give each AI client its own token instead
+        (`add_client`, `client_config`): then the activity log, approvals and everything a client
+        keeps (handles, idempotency keys, large results) are that client's.
+    name:
+        The server's name, which scopes stored results (idempotency keys) to this notebook.
     calls:
         The most recent tool calls, newest last (`CallRecord`).
     """
 
-    def __init__(self, tools: ToolServer, *, host: str, port: int, token: str, run_in: str) -> None:
+    def __init__(
+        self, tools: ToolServer, *, host: str, port: int, token: str, run_in: str, name: str = "mcp-notebook"
+    ) -> None:
         self._tools = tools
+        self.name = name
         self.host = host
         self.port = port
         self.token = token
@@ -62,22 +71,82 @@ class ServerHandle:
         """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
         return self._tools.approval
 
-    def client_config(self, name: str, *, server_name: str = "notebook") -> str:
-        """Ready-to-paste configuration for an AI client, with this server's URL and token.
+    # -- clients and their credentials ------------------------------------------------------------
+    def add_client(self, name: str, *, token: str | None = None) -> str:
+        """Let the client `name` in with a token of its own, and return that token.
+
+        The token is the client's identity: `mcp_notebook.current_client` returns `name` for its
+        calls, the activity log and approval prompts show it, and what it makes (handles,
+        idempotency keys, large results, "always allow") is its own. What the client says about
+        itself (``clientInfo.name``) is only shown, as a claim.
+
+        Asking again for the same `name` returns the same token (re-running the cell does not
+        break a client already set up); to replace a token, `revoke_client` first.
+
+        Parameters
+        ----------
+        name:
+            1-64 letters, digits, ``.``, ``_`` or ``-`` (``"claude-code"``, ``"alice"``).
+            ``"notebook"`` and ``"owner"`` are reserved.
+        token:
+            Use this token (at least 16 characters) instead of a random one, e.g. to keep a client's
+            configuration valid across kernel restarts. Read it from a file or the environment, never
+            write it into a cell.
+
+        Raises
+        ------
+        ValueError
+            The name is malformed or reserved, or the token is too short or another identity's.
+        """
+        return self._tools.identities.add(name, token)
+
+    def revoke_client(self, name: str) -> None:
+        """Refuse the client `name` from its next request on (HTTP 401), open sessions included.
+
+        Raises
+        ------
+        KeyError
+            There is no client of that name (the message lists those there are).
+        """
+        self._tools.identities.revoke(name)
+
+    @property
+    def clients(self) -> list[str]:
+        """The names of the clients that have a token of their own (`add_client`), sorted."""
+        return self._tools.identities.clients()
+
+    def client_config(self, name: str, *, server_name: str = "notebook", identity: str | None = None) -> str:
+        """Ready-to-paste configuration for an AI client, with this server's URL and the client's own token.
 
         `name`: ``"claude-code"``, ``"claude-desktop"`` (through the stdio bridge), ``"cursor"``,
-        ``"vscode"`` or ``"inspector"``. On a remote kernel (Binder, JupyterHub) it starts with a
+        ``"vscode"`` or ``"inspector"``. The configuration carries the token of the client
+        `identity` (default: `name` itself), made on first use and the same on every later call
+        (`add_client`); ``identity="owner"`` writes the server token instead. `server_name`: the name
+        the client shows for this server. On a remote kernel (Binder, JupyterHub) it starts with a
         warning that a desktop client cannot reach it.
         """
-        from ._configs import client_config
+        from ._configs import CLIENTS, client_config
 
-        return client_config(name, self.url, self.token, server_name=server_name)
+        if name not in CLIENTS:
+            return client_config(name, self.url, None)  # raises the error that lists the known clients
+        who = identity if identity is not None else name
+        token = self.token if who == OWNER else self.add_client(who)
+        return client_config(name, self.url, token, server_name=server_name)
 
-    def check(self, timeout: float = 10.0) -> Any:
-        """Connect the way a client would and report success, or the precise failure and its fix."""
+    def check(self, timeout: float = 10.0, *, identity: str | None = None) -> Any:
+        """Connect the way a client would and report success, or the precise failure and its fix.
+
+        With the server token, or with the token of the client `identity` (`add_client`; KeyError
+        if there is none).
+        """
         from ._configs import check_connection
 
-        return check_connection(self.url, self.token, timeout=timeout)
+        token: str | None = self.token
+        if identity is not None and identity != OWNER:
+            token = self._tools.identities.token_of(identity)
+            if token is None:
+                raise self._tools.identities.unknown(identity)
+        return check_connection(self.url, token, timeout=timeout)
 
     @property
     def activity(self) -> list[CallRecord]:

@@ -22,6 +22,7 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
+from ._identity import STATE_KEY, Identity
 from ._text import add_messages, t
 
 logger = logging.getLogger(__name__)
@@ -48,15 +49,13 @@ DEFAULT_IDLE_TIMEOUT = 600.0
 DEFAULT_PER_IDENTITY = 32
 DEFAULT_TOTAL = 1000  # all identities together: a ceiling on what sessions can cost the kernel
 
-IDENTITY_KEY = "mcp_notebook.identity"
-"""Where the Gate puts the identity of a request's credential, in the ASGI scope's ``state``."""
-
 _opening_for: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_session_identity")
 
 
 def identity_of(scope: Scope) -> str:
-    """The identity of the credential that authenticated this request (set by the Gate)."""
-    return str(scope.get("state", {}).get(IDENTITY_KEY, ""))
+    """The name of the identity whose credential authenticated this request (the Gate puts it there)."""
+    identity = scope.get("state", {}).get(STATE_KEY)
+    return identity.name if isinstance(identity, Identity) else ""
 
 
 class LimitedSessionManager(StreamableHTTPSessionManager):

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ._guards import visible
+from ._identity import claims
 from ._text import add_messages, t
 
 TARGET = "mcp_notebook.approvals"
@@ -58,8 +59,8 @@ add_messages(
         "terminal.approve": {"en": "  -> approved", "ko": "  -> 승인했습니다"},
         "terminal.deny": {"en": "  -> denied", "ko": "  -> 거절했습니다"},
         "terminal.always": {
-            "en": "  -> approved; this tool, as it is defined now, is no longer asked about",
-            "ko": "  -> 승인했습니다. 지금 정의된 이 도구는 앞으로 묻지 않습니다",
+            "en": "  -> approved; this tool, as it is defined now, is no longer asked about for this client",
+            "ko": "  -> 승인했습니다. 이 클라이언트가 부르는 지금 정의된 이 도구는 앞으로 묻지 않습니다",
         },
         "terminal.closed": {
             "en": "  (no longer waiting: {decision})",
@@ -101,7 +102,8 @@ def open_channel(server: Any = None) -> Any:
                 "tool": request.tool,
                 "title": request.title,
                 "description": request.description,
-                "client": request.client,
+                "client": request.client,  # the identity its token proved
+                "claimed": request.claimed,  # what the client says it is, shown as a claim
                 "annotations": request.annotations,
                 "arguments": request.arguments,
                 "seconds_left": request.seconds_left,
@@ -224,12 +226,15 @@ def prompt(request: dict[str, Any]) -> str:
     """The question about one waiting call, every value made visible as it is (no hidden characters)."""
     tool = request["tool"] + (f" ({request['title']})" if request.get("title") else "")
     client = request.get("client") or t("terminal.unknown_client")
+    claim = claims(request.get("client"), request.get("claimed"))
+    if claim:
+        client += f" ({claim})"
     lines = ["", visible(t("terminal.asks", client=client, tool=tool))]
     if request.get("description"):
         lines.append(visible(t("terminal.description", text=request["description"])))
-    claims = ", ".join(f"{key}={value}" for key, value in (request.get("annotations") or {}).items())
-    if claims:
-        lines.append(visible(t("terminal.claims", claims=claims)))
+    hints = ", ".join(f"{key}={value}" for key, value in (request.get("annotations") or {}).items())
+    if hints:
+        lines.append(visible(t("terminal.claims", claims=hints)))
     arguments = json.dumps(request.get("arguments") or {}, ensure_ascii=False)
     lines.append(visible(t("terminal.arguments", arguments=arguments)))
     seconds = math.ceil(request.get("seconds_left") or 0)

@@ -8,7 +8,9 @@ locale; lessons switch to Korean explicitly so their outputs do not depend on th
 from __future__ import annotations
 
 import os
-from typing import Literal
+import re
+import string
+from typing import Any, Literal
 
 Language = Literal["en", "ko"]
 
@@ -201,12 +203,16 @@ _MESSAGES: dict[str, dict[Language, str]] = {
         "en": (
             "Missing or wrong token. This mcp-notebook server needs its token: send the header "
             "'Authorization: Bearer <token>' or add '?token=<token>' to the URL. In the notebook the token "
-            "is srv.token (or run %mcp_status); set MCP_NOTEBOOK_TOKEN before serving to choose it."
+            "is srv.token (or run %mcp_status); set MCP_NOTEBOOK_TOKEN before serving to choose it. A client "
+            "with a token of its own gets it from srv.client_config(...) or srv.add_client(name), and needs it "
+            "again after srv.revoke_client(name) or a server restart."
         ),
         "ko": (
             "토큰이 없거나 틀립니다. 이 mcp-notebook 서버에는 토큰이 필요합니다: 'Authorization: Bearer <토큰>' "
             "헤더를 보내거나 URL에 '?token=<토큰>'을 붙이세요. 노트북에서는 srv.token(또는 %mcp_status)으로 "
-            "토큰을 볼 수 있고, 서버를 켜기 전에 MCP_NOTEBOOK_TOKEN을 설정하면 직접 정할 수 있습니다."
+            "토큰을 볼 수 있고, 서버를 켜기 전에 MCP_NOTEBOOK_TOKEN을 설정하면 직접 정할 수 있습니다. 자기 토큰을 "
+            "쓰는 클라이언트는 srv.client_config(...)나 srv.add_client(이름)에서 토큰을 받고, "
+            "srv.revoke_client(이름)으로 내보냈거나 서버를 다시 켰다면 토큰을 다시 받아야 합니다."
         ),
     },
     # -- server lifecycle -----------------------------------------------------------------------
@@ -306,8 +312,15 @@ def get_language() -> Language:
 
 
 def t(key: str, /, **values: object) -> str:
-    """The message `key` in the current language, filled with `values`."""
-    return _MESSAGES[key][_language].format(**values)
+    """The message `key` in the current language, filled with `values`.
+
+    A Korean template picks a particle from the value it follows: ``{tool!r:을/를}`` (see
+    `with_particle`).
+    """
+    template = _MESSAGES[key][_language]
+    if template in _WITH_PARTICLES:
+        return _PARTICLE_FORMATTER.format(template, **values)
+    return template.format(**values)
 
 
 def add_messages(messages: dict[str, dict[Language, str]]) -> None:
@@ -322,6 +335,7 @@ def add_messages(messages: dict[str, dict[Language, str]]) -> None:
         if set(texts) != {"en", "ko"}:
             raise ValueError(f"message {key!r} needs both 'en' and 'ko'")
         _MESSAGES[key] = texts
+        _WITH_PARTICLES.update(text for text in texts.values() if _PARTICLE_SPEC.search(text))
 
 
 def all_keys() -> list[str]:
@@ -331,9 +345,90 @@ def all_keys() -> list[str]:
 
 def both(key: str, /, **values: object) -> dict[Language, str]:
     """The message in both languages, for tests and for the lessons."""
-    return {lang: text.format(**values) for lang, text in _MESSAGES[key].items()}
+    return {lang: _PARTICLE_FORMATTER.format(text, **values) for lang, text in _MESSAGES[key].items()}
 
 
 def clip(text: str, limit: int) -> str:
     """`text` cut to at most `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- Korean particles -------------------------------------------------------------------------------------
+# A particle depends on whether the word before it ends in a consonant sound (a final, 받침): 책을 / 사과를.
+# Runtime values (a client's name, a tool's name) are often Latin letters or digits, read aloud the Korean
+# way: digits by their Korean names, acronyms letter by letter, words by their usual sound.
+_DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}  # 영 일 삼 육 칠 팔
+_ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ", "R": "ㄹ"}  # 엘 엠 엔 알
+_WORD_FINAL = {"l": "ㄹ", "m": "ㅁ", "n": "ㄴ", "b": "ㅂ", "p": "ㅂ", "k": "ㄱ", "c": "ㄱ", "t": "ㅅ"}
+_PARTICLES = {
+    "을/를": ("을", "를"),
+    "이/가": ("이", "가"),
+    "은/는": ("은", "는"),
+    "과/와": ("과", "와"),
+    "으로/로": ("으로", "로"),
+    "이라고/라고": ("이라고", "라고"),
+    "이라는/라는": ("이라는", "라는"),
+}
+
+
+_TAG = re.compile(r"<[^>]*>")
+_TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")  # "철수(영희의 친구)가": the particle follows 철수
+
+
+def _final(word: str) -> str | None:
+    """The final consonant sound of `word` as read aloud in Korean (a jamo), or None if it ends in a vowel."""
+    word = _TAG.sub("", word)  # markup around a name (<code>, <i>) is not read aloud
+    while True:
+        shorter = _TRAILING_ASIDE.sub("", word)
+        if shorter == word or not shorter.strip():
+            break
+        word = shorter
+    stripped = word.rstrip(" '\"`)]}>…·.,:;!?")
+    if not stripped:
+        return None
+    last = stripped[-1]
+    if "가" <= last <= "힣":
+        index = (ord(last) - ord("가")) % 28
+        return None if index == 0 else ("ㄹ" if index == 8 else "ㅇ")  # only ㄹ matters beyond yes/no
+    if last.isdigit():
+        return _DIGIT_FINAL.get(last)
+    if not last.isascii() or not last.isalpha():
+        return None
+    if last.isupper() and (len(stripped) == 1 or stripped[-2].isupper() or not stripped[-2].isalpha()):
+        return _ACRONYM_FINAL.get(last)  # GPT → 지피티, HTML → 에이치티엠엘
+    tail = stripped.lower()
+    if tail.endswith("ng"):
+        return "ㅇ"
+    return _WORD_FINAL.get(tail[-1])
+
+
+class _ParticleFormatter(string.Formatter):
+    """``{value:을/를}``: the value, then the particle that fits it."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec in _PARTICLES:
+            return with_particle(format(value, ""), format_spec)
+        return str(super().format_field(value, format_spec))
+
+
+_PARTICLE_FORMATTER = _ParticleFormatter()
+_PARTICLE_SPEC = re.compile(r"\{[^{}]*:(?:" + "|".join(re.escape(p) for p in _PARTICLES) + r")\}")
+_WITH_PARTICLES: set[str] = set()  # the templates that use one (the others keep the fast str.format)
+
+
+def with_particle(word: str, particle: str) -> str:
+    """`word` followed by the Korean particle that fits it: ``with_particle("노트북", "이/가") == "노트북이"``.
+
+    `particle` names the pair, consonant form first: ``"을/를"``, ``"이/가"``, ``"은/는"``, ``"과/와"``,
+    ``"으로/로"``, ``"이라고/라고"`` or ``"이라는/라는"``. For words in Latin letters or digits the choice follows how they are
+    read aloud (``"claude-code를"``, ``"notebook을"``, ``"GPT가"``, ``"student-7이"``): a best effort.
+    """
+    after_consonant, after_vowel = _PARTICLES[particle]
+    final = _final(word)
+    if particle == "으로/로":
+        return word + (after_consonant if final not in (None, "ㄹ") else after_vowel)
+    return word + (after_consonant if final is not None else after_vowel)
+
+
+for _texts in _MESSAGES.values():
+    _WITH_PARTICLES.update(text for text in _texts.values() if _PARTICLE_SPEC.search(text))

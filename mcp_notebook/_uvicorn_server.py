@@ -63,7 +63,6 @@ def bind_socket(host: str, port: int) -> socket.socket:
 async def run_http(
     tools: ToolServer,
     sock: socket.socket,
-    token: str,
     host: str,
     *,
     limits: ConnectionLimits | None = None,
@@ -73,7 +72,7 @@ async def run_http(
 ) -> None:
     app = build_app(
         tools.sdk,
-        token=token,
+        identities=tools.identities,
         host=host,
         answers_at_once=tools.answers_at_once,
         hung_up=tools.tool_calls.client_gone,

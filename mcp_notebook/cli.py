@@ -37,6 +37,15 @@ one, printed to stderr as "mcp-notebook: token: ..." (not with --stdio, whose cl
 Clients send it as 'Authorization: Bearer <token>'; `mcp-notebook config CLIENT --url URL` writes it
 in (MCP_NOTEBOOK_TOKEN or --token-file again). Never put a token on a command line: other users of
 this machine can read every command line (ps); --token still works, and warns.
+That is the owner's token (identity "owner"). Better, give each client its own: --client NAME
+(repeatable) makes a token for NAME, written to a file only you can read (its path is logged;
+--clients-file chooses it) and reused by later runs. The server knows each client by its token:
+what it says about itself (clientInfo.name) is only shown as a claim. With --stdio, the stdio
+client is the first --client.
+
+Name: --name, else the notebook's file name and a digest of its path. The name keeps this
+notebook's stored results (idempotency keys) apart from other notebooks' that define a tool of
+the same name; the same notebook keeps its name across restarts.
 """
 
 _TOKEN_HELP = "the token (default: MCP_NOTEBOOK_TOKEN); read from a file readable by you only"
@@ -73,6 +82,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--stdio", action="store_true", help="speak MCP on stdin/stdout instead of printing the URL"
+    )
+    serve.add_argument(
+        "--client",
+        action="append",
+        metavar="NAME",
+        help="let the client NAME in with a token of its own (repeatable; tokens go to --clients-file)",
+    )
+    serve.add_argument(
+        "--clients-file",
+        metavar="PATH",
+        help="where to write the client tokens, readable only by you (default: in the cache folder)",
+    )
+    serve.add_argument(
+        "--name",
+        help="the server's name, which scopes its stored results (default: from the notebook's path)",
     )
     serve.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
     serve.add_argument("--cell-timeout", type=float, help="seconds a cell may run (default: no limit)")

@@ -13,8 +13,9 @@ from jupyter_client.manager import start_new_kernel
 class Kernel:
     """Start a kernel; run cells now or in the background; read each cell's outputs."""
 
-    def __init__(self, cwd: str | None = None) -> None:
-        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=cwd)
+    def __init__(self, cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+        options: dict[str, Any] = {"cwd": cwd} if env is None else {"cwd": cwd, "env": env}
+        self.manager, self.client = start_new_kernel(kernel_name="python3", **options)
         self._pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._done: set[str] = set()
 

@@ -100,7 +100,9 @@ async def test_approved_call_runs_and_the_request_showed_everything(
     assert request.tool == "delete_row" and request.arguments == {"row": 7}
     assert request.description == "Delete one row of the table."
     assert request.annotations["destructiveHint"] is True
-    assert request.client == "mcp"  # the SDK client's name, as it introduced itself
+    # Who asks is the identity the token proves (the server token: the owner); the name the SDK
+    # client gave itself is kept, and shown, only as a claim.
+    assert request.client == "owner" and request.claimed == "mcp"
     assert asking.calls[-1].decision == "approved"
 
 
@@ -134,7 +136,7 @@ async def test_always_allow_stops_asking_for_that_tool(asking: Any, catalogue: C
     async with connect(asking, "auto") as client:
         again = await client.call_tool("delete_row", {"row": 2})  # would time out if it asked
     assert again.content[0].text == "deleted 2" and asking.calls[-1].decision == "not-needed"
-    assert asking.approval.allowed == {"delete_row"}
+    assert asking.approval.allowed == {("owner", "delete_row")}  # for that identity only
 
 
 async def test_who_is_asked_about(asking: Any, catalogue: Catalogue) -> None:

@@ -66,13 +66,18 @@ def bridge_env(token: str | None) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def through_bridge(srv: Any, mode: Mode, tmp_path: Path, **kwargs: Any) -> AsyncIterator[Client]:
+async def through_bridge(
+    srv: Any, mode: Mode, tmp_path: Path, token: str | None = None, **kwargs: Any
+) -> AsyncIterator[Client]:
     """The SDK's stdio client, on a bridge process started the way Claude Desktop starts it.
 
-    `declared` among `kwargs`: the capabilities it declares, exactly (see `DeclaringClient`).
+    `token`: the one the bridge is given (default: the server's). `declared` among `kwargs`: the
+    capabilities it declares, exactly (see `DeclaringClient`).
     """
     command, *args = bridge_command(srv.url)
-    params = StdioServerParameters(command=command, args=args, cwd=str(tmp_path), env=bridge_env(srv.token))
+    params = StdioServerParameters(
+        command=command, args=args, cwd=str(tmp_path), env=bridge_env(token or srv.token)
+    )
     with (tmp_path / "bridge.stderr").open("w") as errlog:
         async with DeclaringClient(stdio_client(params, errlog=errlog), mode=mode, **kwargs) as client:
             yield client
@@ -95,8 +100,23 @@ async def test_tools_are_listed_and_called_through_the_bridge(
     assert result.structured_content == {"result": 5} and not result.is_error
     assert invalid.is_error  # a tool execution error stays a result
     assert unknown.value.code == types.INVALID_PARAMS and "'add'" in unknown.value.error.message
-    # The notebook's activity log and approval prompts name the caller: the bridge says it is the bridge.
-    assert server.calls[-1].client == "mcp-notebook-bridge"
+    # The notebook's activity log and approval prompts name the caller by its token (here the server
+    # token: the owner), and show what the bridge says it is as a claim.
+    assert server.calls[-1].client == "owner" and server.calls[-1].claimed == "mcp-notebook-bridge"
+
+
+async def test_the_bridge_speaks_with_a_clients_own_token(
+    server: Any, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    define(catalogue)
+    token = json.loads(server.client_config("claude-desktop"))["mcpServers"]["notebook"]["env"][
+        "MCP_NOTEBOOK_TOKEN"
+    ]
+    assert token == server.add_client("claude-desktop")  # the configuration carries the client's own token
+    with anyio.fail_after(60):
+        async with through_bridge(server, "auto", tmp_path, token=token) as client:
+            await client.call_tool("add", {"a": 1, "b": 2})
+    assert server.calls[-1].client == "claude-desktop"
 
 
 @pytest.mark.parametrize("mode", ERAS)

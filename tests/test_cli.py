@@ -28,6 +28,14 @@ def test_serve_help_documents_skipping_cells_and_the_token(capsys: pytest.Captur
     assert "MCP_NOTEBOOK_TOKEN" in out and "stderr" in out
 
 
+def test_serve_help_documents_client_tokens_and_the_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--client NAME" in out and "--clients-file" in out and "only you can read" in out
+    assert "claim" in out and "--name" in out and "idempotency keys" in out
+
+
 def test_lint_hands_its_arguments_to_the_linter(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
 

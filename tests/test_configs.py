@@ -257,6 +257,16 @@ def test_cli_config_unknown_client_is_a_usage_error(
     assert "Known clients" in capsys.readouterr().err
 
 
+def test_cli_check_with_a_clients_own_token(
+    server: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english: None
+) -> None:
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", server.add_client("cursor"))
+    assert main(["check", "--url", server.url]) == 0
+    server.revoke_client("cursor")
+    assert main(["check", "--url", server.url]) == 1
+    assert "HTTP 401" in capsys.readouterr().out
+
+
 def test_cli_check_exit_status(
     server: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, english: None
 ) -> None:

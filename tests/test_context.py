@@ -439,3 +439,21 @@ def test_a_state_written_by_the_client_cannot_skip_approval(catalogue: Catalogue
         assert srv.pending == [] and ran == []
     finally:
         srv.stop()
+
+
+def test_the_round_ledger_answers_each_round_once_and_stays_bounded() -> None:
+    from mcp_notebook._questions import RoundLedger
+
+    now = [0.0]
+    ledger = RoundLedger(ttl=600, max_open=2, clock=lambda: now[0])
+    first = ledger.open("alice")
+    assert ledger.close(first, "bob") is False  # another identity's attempt does not use it up
+    assert ledger.close(first, "alice") is True and ledger.close(first, "alice") is False
+    late = ledger.open("alice")
+    now[0] = 600.0
+    assert ledger.close(late, "alice") is False  # expired with the sealed state
+    old, newer, newest = ledger.open("alice"), ledger.open("alice"), ledger.open("alice")
+    assert len(ledger) == 2  # full: the oldest open round is forgotten, so it can never be answered
+    assert ledger.close(old, "alice") is False
+    assert ledger.close(newer, "alice") is True and ledger.close(newest, "alice") is True
+    assert ledger.close(None, "alice") is False and ledger.close(12, "alice") is False

@@ -10,6 +10,7 @@ import pty
 import queue
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -395,7 +396,9 @@ def test_at_a_terminal_each_call_is_asked_about_there(tmp_path: Path) -> None:
 
             answered = call_in_background(url, "legacy", "sales")
             asked = terminal.expect("left): ")
-            assert "mcp wants to run the tool wipe" in asked and "Delete every row of a table." in asked
+            # Who asks is the token's identity (the server token: the owner); the client's name is a claim.
+            assert "owner (claims to be mcp) wants to run the tool wipe" in asked
+            assert "Delete every row of a table." in asked
             assert 'arguments: {"table": "sales"}' in asked and "destructiveHint=True" in asked
             assert "[y]es / [n]o / [a]lways" in asked and "(30 s left)" in asked
             terminal.type("maybe")
@@ -483,3 +486,80 @@ def test_a_bad_approval_timeout_is_refused_with_what_to_pass(tmp_path: Path) -> 
     )
     assert done.returncode == 2
     assert "--approval-timeout: approval_timeout must be a number of seconds greater than 0" in done.stderr
+
+
+# -- clients with tokens of their own, and the server's name ---------------------------------------------
+WHO_CELLS: list[tuple[str, list[str]]] = [
+    (
+        "%load_ext mcp_notebook\nimport mcp_notebook\nfrom mcp_notebook import current_client, tool\n"
+        "@tool(read_only=True)\n"
+        "def whoami() -> dict:\n"
+        '    """Who is calling, and which server answers."""\n'
+        "    return {'client': current_client(), 'server': mcp_notebook.current_server().name}",
+        [],
+    ),
+]
+
+
+def whoami(url: str, token: str) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        with anyio.fail_after(60):
+            async with connect(Remote(url, token), "auto") as client:
+                result: dict[str, Any] = (await client.call_tool("whoami", {})).structured_content or {}
+                return result
+
+    return anyio.run(main)
+
+
+def test_each_client_gets_a_token_of_its_own_in_a_file_only_its_owner_reads(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    tokens_file = tmp_path / "private" / "clients.json"
+    options = ("--token", TOKEN, "--name", "shop", "--clients-file", str(tokens_file))
+    with headless(notebook, *options, "--client", "claude-code", "--client", "alice") as served:
+        url = served.line().strip()
+        saved = json.loads(tokens_file.read_text())
+        claude, alice = (saved["clients"][name]["token"] for name in ("claude-code", "alice"))
+        assert whoami(url, claude) == {"client": "claude-code", "server": "shop"}
+        assert whoami(url, alice)["client"] == "alice"
+        assert whoami(url, TOKEN)["client"] == "owner"
+        assert served.stop() == 0
+    assert saved["url"] == url and saved["clients"]["alice"]["header"] == f"Authorization: Bearer {alice}"
+    assert stat.S_IMODE(tokens_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(tokens_file.parent.stat().st_mode) == 0o700
+    assert claude not in served.stderr and alice not in served.stderr  # only the file's path is logged
+    assert str(tokens_file) in served.stderr
+    # A later run reuses the tokens in the file: a client set up once keeps working after a restart.
+    with headless(notebook, *options, "--client", "claude-code", "--client", "bob") as served:
+        url = served.line().strip()
+        assert whoami(url, claude)["client"] == "claude-code"
+        bob = json.loads(tokens_file.read_text())["clients"]["bob"]["token"]
+        assert whoami(url, bob)["client"] == "bob"
+        assert served.stop() == 0
+
+
+def test_a_bad_client_name_stops_serve_before_anything_runs(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    with headless(notebook, "--client", "notebook") as served:
+        assert served.line() == ""
+        code = served.process.wait(timeout=60)
+    assert code == 2 and "reserved" in served.stderr
+
+
+def test_serve_stdio_speaks_as_the_first_client(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path, WHO_CELLS)
+    tokens_file = tmp_path / "clients.json"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_notebook.cli", "serve", str(notebook), "--stdio", "--approval", "auto",
+              "--client", "claude-desktop", "--clients-file", str(tokens_file)],
+    )  # fmt: skip
+
+    async def main() -> dict[str, Any]:
+        with (tmp_path / "stdio.stderr").open("w") as errlog, anyio.fail_after(120):
+            async with Client(stdio_client(params, errlog=errlog), mode="auto") as client:
+                result: dict[str, Any] = (await client.call_tool("whoami", {})).structured_content or {}
+                return result
+
+    seen = anyio.run(main)
+    assert seen["client"] == "claude-desktop"
+    assert seen["server"].startswith("served-")  # the name from the notebook's path: served.ipynb

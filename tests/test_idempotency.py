@@ -16,12 +16,20 @@ from mcp_notebook import _idempotency as idempotency_module
 from mcp_notebook._idempotency import (
     IdempotencyConflict,
     IdempotencyStore,
+    Scope,
     default_path,
+    definition_fingerprint,
     idempotency_key_schema,
 )
 
 KEY = "k-0123456789abcdef"
 OTHER_KEY = "k-fedcba9876543210"
+NOTEBOOK = "orders-3f9a2c1d"
+
+
+def at(client: str, tool: str, *, server: str = NOTEBOOK, definition: str = "v1") -> Scope:
+    """The scope of a key: which notebook, which identity, which tool (and its definition)."""
+    return Scope(server, client, tool, definition)
 
 
 class Clock:
@@ -60,8 +68,8 @@ def order(**extra: Any) -> dict[str, Any]:
 
 def test_the_first_result_is_returned_for_repeats(store: IdempotencyStore) -> None:
     work = Counter()
-    first = store.run("alice", "orders_create", KEY, order(), work)
-    again = store.run("alice", "orders_create", KEY, order(), work)
+    first = store.run(at("alice", "orders_create"), KEY, order(), work)
+    again = store.run(at("alice", "orders_create"), KEY, order(), work)
     assert first == again == {"content": [{"type": "text", "text": "order 1"}], "isError": False}
     assert work.calls == 1
     assert len(store) == 1
@@ -69,29 +77,96 @@ def test_the_first_result_is_returned_for_repeats(store: IdempotencyStore) -> No
 
 def test_keys_are_scoped_by_client_and_tool(store: IdempotencyStore) -> None:
     work = Counter()
-    store.run("alice", "orders_create", KEY, order(), work)
-    store.run("bob", "orders_create", KEY, order(), work)
-    store.run("alice", "refunds_create", KEY, order(), work)
-    store.run("alice", "orders_create", OTHER_KEY, order(), work)
+    store.run(at("alice", "orders_create"), KEY, order(), work)
+    store.run(at("bob", "orders_create"), KEY, order(), work)
+    store.run(at("alice", "refunds_create"), KEY, order(), work)
+    store.run(at("alice", "orders_create"), OTHER_KEY, order(), work)
     assert work.calls == 4
 
 
+def test_keys_are_scoped_by_the_serving_notebook(store: IdempotencyStore) -> None:
+    # Two notebooks that both define orders_create share one cache file, never their results.
+    work = Counter()
+    first = store.run(at("alice", "orders_create", server="orders-3f9a2c1d"), KEY, order(), work)
+    other = store.run(at("alice", "orders_create", server="orders-77b0e412"), KEY, order(), work)
+    assert work.calls == 2 and first != other
+    # The same notebook (same name, e.g. after a kernel restart) still recognises the retry.
+    again = store.run(at("alice", "orders_create", server="orders-3f9a2c1d"), KEY, order(), work)
+    assert again == first and work.calls == 2
+
+
+def test_a_key_used_under_another_definition_of_the_tool_is_a_conflict(store: IdempotencyStore) -> None:
+    work = Counter()
+    store.run(at("alice", "orders_create", definition="v1"), KEY, order(), work)
+    with pytest.raises(IdempotencyConflict) as caught:
+        store.run(at("alice", "orders_create", definition="v2"), KEY, order(), work)
+    assert work.calls == 1  # neither replayed nor run a second time
+    message = str(caught.value)
+    assert "redefined" in message and "did run" in message and "new idempotency_key" in message
+    # A new key runs under the new definition; the old definition still gets its result back.
+    store.run(at("alice", "orders_create", definition="v2"), OTHER_KEY, order(), work)
+    assert work.calls == 2
+    assert (
+        store.run(at("alice", "orders_create", definition="v1"), KEY, order(), work)["content"][0]["text"]
+        == "order 1"
+    )
+
+
+def test_the_definition_fingerprint_follows_the_schemas_not_their_wording() -> None:
+    base = {
+        "type": "object",
+        "properties": {
+            "item": {"type": "string", "description": "What to order"},
+            "description": {"type": "string"},  # a parameter named like the keyword stays
+        },
+        "required": ["item"],
+    }
+    reworded = {**base, "properties": {**base["properties"], "item": {"type": "string", "title": "Item"}}}
+    widened = {**base, "properties": {**base["properties"], "gift": {"type": "boolean"}}}
+    without_param = {**base, "properties": {"item": base["properties"]["item"]}}
+    fingerprint = definition_fingerprint(base, None)
+    assert definition_fingerprint(reworded, None) == fingerprint
+    assert definition_fingerprint(widened, None) != fingerprint
+    assert definition_fingerprint(without_param, None) != fingerprint
+    assert definition_fingerprint(base, {"type": "object"}) != fingerprint  # the result's shape counts too
+
+
+def test_a_cache_file_from_before_notebook_scoping_starts_empty(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "idem.sqlite3"
+    with sqlite3.connect(path) as old:  # the version-1 layout: keys scoped by (client, tool) only
+        old.execute(
+            "CREATE TABLE results (client TEXT NOT NULL, tool TEXT NOT NULL, key TEXT NOT NULL, "
+            "args_hash TEXT NOT NULL, args_json TEXT NOT NULL, result_json TEXT NOT NULL, created REAL NOT NULL, "
+            "PRIMARY KEY (client, tool, key))"
+        )
+        old.execute(
+            "INSERT INTO results VALUES ('alice', 't', ?, 'h', '{}', '{\"from\": \"elsewhere\"}', 1e12)",
+            (KEY,),
+        )
+        old.execute("PRAGMA user_version = 1")
+    with IdempotencyStore(path) as store:
+        assert len(store) == 0  # which notebook made that result is unknown: never replayed
+        assert store.run(at("alice", "t"), KEY, {}, lambda: {"from": "here"}) == {"from": "here"}
+
+
 def test_the_first_caller_gets_the_stored_json_too(store: IdempotencyStore) -> None:
-    first = store.run("alice", "t", KEY, {}, lambda: {"pair": (1, 2)})
-    assert first == {"pair": [1, 2]} == store.run("alice", "t", KEY, {}, lambda: {"pair": (3, 4)})
+    first = store.run(at("alice", "t"), KEY, {}, lambda: {"pair": (1, 2)})
+    assert first == {"pair": [1, 2]} == store.run(at("alice", "t"), KEY, {}, lambda: {"pair": (3, 4)})
 
 
 def test_argument_order_and_the_key_itself_do_not_matter(store: IdempotencyStore) -> None:
     work = Counter()
-    store.run("alice", "t", KEY, {"a": 1, "b": {"x": 1, "y": 2}, "idempotency_key": KEY}, work)
-    store.run("alice", "t", KEY, {"b": {"y": 2, "x": 1}, "a": 1}, work)
+    store.run(at("alice", "t"), KEY, {"a": 1, "b": {"x": 1, "y": 2}, "idempotency_key": KEY}, work)
+    store.run(at("alice", "t"), KEY, {"b": {"y": 2, "x": 1}, "a": 1}, work)
     assert work.calls == 1
 
 
 def test_same_key_different_arguments_is_a_conflict(store: IdempotencyStore) -> None:
-    store.run("alice", "orders_create", KEY, order(), Counter())
+    store.run(at("alice", "orders_create"), KEY, order(), Counter())
     with pytest.raises(IdempotencyConflict) as caught:
-        store.run("alice", "orders_create", KEY, order(quantity=2, note="gift"), Counter())
+        store.run(at("alice", "orders_create"), KEY, order(quantity=2, note="gift"), Counter())
     assert isinstance(caught.value, ToolError)  # an error result the model reads, not a crash
     message = str(caught.value)
     assert f"The idempotency_key {KEY!r} was already used for a call of 'orders_create'" in message
@@ -104,58 +179,58 @@ def test_failures_are_not_stored_so_a_retry_runs_again(store: IdempotencyStore) 
         raise RuntimeError("payment service down")
 
     with pytest.raises(RuntimeError, match="payment service down"):
-        store.run("alice", "t", KEY, order(), fail)
+        store.run(at("alice", "t"), KEY, order(), fail)
     work = Counter()
-    assert store.run("alice", "t", KEY, order(), work)["content"][0]["text"] == "order 1"
+    assert store.run(at("alice", "t"), KEY, order(), work)["content"][0]["text"] == "order 1"
     assert work.calls == 1
 
 
 def test_error_results_are_returned_but_not_stored(store: IdempotencyStore) -> None:
     error = {"content": [{"type": "text", "text": "out of stock"}], "isError": True}
-    assert store.run("alice", "t", KEY, order(), lambda: error) == error
+    assert store.run(at("alice", "t"), KEY, order(), lambda: error) == error
     assert len(store) == 0
     work = Counter()
-    store.run("alice", "t", KEY, order(), work)
+    store.run(at("alice", "t"), KEY, order(), work)
     assert work.calls == 1
 
 
 def test_unserializable_results_are_failures(store: IdempotencyStore) -> None:
     with pytest.raises(TypeError):
-        store.run("alice", "t", KEY, {}, lambda: {"when": object()})
+        store.run(at("alice", "t"), KEY, {}, lambda: {"when": object()})
     assert len(store) == 0
 
 
 def test_entries_expire_after_the_retention(tmp_path: Path, clock: Clock) -> None:
     with IdempotencyStore(tmp_path / "idem.sqlite3", retention=3600, clock=clock) as store:
         work = Counter()
-        store.run("alice", "t", KEY, order(), work)
+        store.run(at("alice", "t"), KEY, order(), work)
         clock.now += 3599
-        store.run("alice", "t", KEY, order(), work)
+        store.run(at("alice", "t"), KEY, order(), work)
         assert work.calls == 1
         clock.now += 1
         assert len(store) == 0
         # Expired: the key is free again, even with other arguments.
-        assert store.run("alice", "t", KEY, order(quantity=5), work)["content"][0]["text"] == "order 2"
+        assert store.run(at("alice", "t"), KEY, order(quantity=5), work)["content"][0]["text"] == "order 2"
 
 
 def test_results_survive_closing_and_reopening_the_file(tmp_path: Path, clock: Clock) -> None:
     path = tmp_path / "cache" / "idem.sqlite3"
     with IdempotencyStore(path, clock=clock) as store:
-        store.run("alice", "t", KEY, order(), Counter())
+        store.run(at("alice", "t"), KEY, order(), Counter())
     # A kernel restart: a new store on the same file.
     with IdempotencyStore(path, clock=clock) as reopened:
         work = Counter()
-        assert reopened.run("alice", "t", KEY, order(), work)["content"][0]["text"] == "order 1"
+        assert reopened.run(at("alice", "t"), KEY, order(), work)["content"][0]["text"] == "order 1"
         assert work.calls == 0
         with pytest.raises(IdempotencyConflict):
-            reopened.run("alice", "t", KEY, order(quantity=9), work)
+            reopened.run(at("alice", "t"), KEY, order(quantity=9), work)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # results may hold private data
 
 
 @pytest.mark.parametrize("key", ["short", "x" * 65, 12345678901234567890])
 def test_malformed_keys_are_refused(store: IdempotencyStore, key: Any) -> None:
     with pytest.raises(ToolError, match="idempotency_key must be a string of 16-64 characters"):
-        store.run("alice", "t", key, {}, Counter())
+        store.run(at("alice", "t"), key, {}, Counter())
 
 
 # -- concurrency -------------------------------------------------------------------------------------------
@@ -213,9 +288,9 @@ def test_concurrent_duplicates_run_the_function_once(
         assert release.wait(30)
         return work()
 
-    first, first_outcome = run_in_threads(1, lambda: store.run("alice", "t", KEY, order(), slow))
+    first, first_outcome = run_in_threads(1, lambda: store.run(at("alice", "t"), KEY, order(), slow))
     assert entered.wait(30)
-    duplicates, outcomes = run_in_threads(5, lambda: store.run("alice", "t", KEY, order(), slow))
+    duplicates, outcomes = run_in_threads(5, lambda: store.run(at("alice", "t"), KEY, order(), slow))
     counted_waits(5)  # all five are waiting for the first call
     release.set()
     for thread in first + duplicates:
@@ -234,16 +309,16 @@ def test_concurrent_duplicates_share_a_failure_and_a_later_retry_runs_again(
         assert release.wait(30)
         raise ToolError("card service down")
 
-    first, first_outcome = run_in_threads(1, lambda: store.run("alice", "t", KEY, order(), failing))
+    first, first_outcome = run_in_threads(1, lambda: store.run(at("alice", "t"), KEY, order(), failing))
     assert entered.wait(30)
-    duplicates, outcomes = run_in_threads(3, lambda: store.run("alice", "t", KEY, order(), failing))
+    duplicates, outcomes = run_in_threads(3, lambda: store.run(at("alice", "t"), KEY, order(), failing))
     counted_waits(3)
     release.set()
     for thread in first + duplicates:
         thread.join(30)
     assert [str(outcome) for outcome in first_outcome + outcomes] == ["card service down"] * 4
     work = Counter()
-    store.run("alice", "t", KEY, order(), work)
+    store.run(at("alice", "t"), KEY, order(), work)
     assert work.calls == 1
 
 
@@ -258,12 +333,12 @@ def test_a_duplicate_that_cannot_wait_is_told_to_retry_and_conflicts_are_caught_
         return {"ok": True}
 
     with IdempotencyStore(tmp_path / "idem.sqlite3", clock=clock, wait_timeout=0) as store:
-        first, outcome = run_in_threads(1, lambda: store.run("alice", "t", KEY, order(), slow))
+        first, outcome = run_in_threads(1, lambda: store.run(at("alice", "t"), KEY, order(), slow))
         assert entered.wait(30)
         with pytest.raises(ToolError, match=r"still running\. Retry with the same key and arguments"):
-            store.run("alice", "t", KEY, order(), Counter())
+            store.run(at("alice", "t"), KEY, order(), Counter())
         with pytest.raises(IdempotencyConflict):
-            store.run("alice", "t", KEY, order(quantity=3), Counter())
+            store.run(at("alice", "t"), KEY, order(quantity=3), Counter())
         release.set()
         first[0].join(30)
         assert outcome == [{"ok": True}]
@@ -302,6 +377,6 @@ def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
 def test_an_in_memory_store_works_for_tests_and_demos() -> None:
     with IdempotencyStore(":memory:") as store:
         work = Counter()
-        store.run("alice", "t", KEY, {}, work)
-        store.run("alice", "t", KEY, {}, work)
+        store.run(at("alice", "t"), KEY, {}, work)
+        store.run(at("alice", "t"), KEY, {}, work)
         assert work.calls == 1

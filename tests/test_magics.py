@@ -58,6 +58,17 @@ def test_help_says_how_to_use_each_magic(shell: InteractiveShell) -> None:
     )
 
 
+def test_serve_magic_takes_the_servers_name(shell: InteractiveShell) -> None:
+    with pytest.warns(UserWarning, match="approval='auto'"):
+        srv = shell.run_line_magic("mcp_serve", "--name orders --approval auto")
+    try:
+        assert srv.name == "orders"
+    finally:
+        srv.stop()
+    with pytest.raises(UsageError, match="server name"):
+        shell.run_line_magic("mcp_serve", "--name " + "x" * 101)
+
+
 def test_bad_arguments_are_usage_errors(shell: InteractiveShell) -> None:
     with pytest.raises(UsageError):
         shell.run_line_magic("mcp_serve", "--port nope")

@@ -267,12 +267,14 @@ async def test_large_tool_results_become_a_link_to_a_kept_resource(catalogue: Ca
 def test_kept_results_are_bounded_in_count_and_age() -> None:
     now = [0.0]
     kept = KeptResults(max_items=2, max_age=60, clock=lambda: now[0])
-    first = kept.keep("t", [{"mimeType": "text/plain", "text": "1"}])
-    second = kept.keep("t", [{"mimeType": "text/plain", "text": "2"}])
-    third = kept.keep("t", [{"mimeType": "text/plain", "text": "3"}])
-    assert kept.get(first) is None and kept.get(second) is not None and kept.get(third) is not None
+    first = kept.keep("t", [{"mimeType": "text/plain", "text": "1"}], "alice")
+    second = kept.keep("t", [{"mimeType": "text/plain", "text": "2"}], "alice")
+    third = kept.keep("t", [{"mimeType": "text/plain", "text": "3"}], "alice")
+    assert kept.get(first, "alice") is None
+    assert kept.get(second, "alice") is not None and kept.get(third, "alice") is not None
+    assert kept.get(third, "bob") is None  # only the identity it was kept for reads it
     now[0] = 61
-    assert kept.get(second) is None and kept.get(third) is None
+    assert kept.get(second, "alice") is None and kept.get(third, "alice") is None
 
 
 def test_client_side_read_and_prompt(server: Any, catalogue: Catalogue) -> None:

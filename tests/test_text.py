@@ -101,3 +101,35 @@ def test_prompt_argument_problems_are_korean_in_korean(korean: None) -> None:
     ]
     with pytest.raises(ValueError, match="'deep'은\\(는\\) 'integer'\\(정수\\) 타입이 아닙니다"):
         entry.convert({"code": "x", "depth": "deep"})
+
+
+@pytest.mark.parametrize(
+    ("word", "particle", "expected"),
+    [
+        ("노트북", "이/가", "노트북이"),
+        ("바다", "이/가", "바다가"),
+        ("서울", "으로/로", "서울로"),  # ㄹ takes 로
+        ("집", "으로/로", "집으로"),
+        ("claude-code", "을/를", "claude-code를"),  # 클로드 코드
+        ("notebook", "을/를", "notebook을"),  # 노트북
+        ("'delete_row'", "을/를", "'delete_row'를"),  # quotes are not read aloud
+        ("student-7", "이/가", "student-7이"),  # 칠
+        ("GPT", "이/가", "GPT가"),  # 지피티: an acronym, letter by letter
+        ("HTML", "은/는", "HTML은"),  # 엘
+        ("<code>send_mail</code>", "을/를", "<code>send_mail</code>을"),  # markup is not read
+        ("mallory <i>(스스로 밝힘)</i>", "이/가", "mallory <i>(스스로 밝힘)</i>가"),  # an aside is skipped
+        ("alice", "이라고/라고", "alice라고"),
+        ("bob", "이라는/라는", "bob이라는"),
+    ],
+)
+def test_korean_particles_follow_the_word(word: str, particle: str, expected: str) -> None:
+    assert _text.with_particle(word, particle) == expected
+
+
+def test_a_template_picks_the_particle_from_its_value(korean: None) -> None:
+    _text.add_messages(
+        {"test.particle": {"en": "{who} runs {tool!r}", "ko": "{who:이/가} {tool!r:을/를} 실행"}}
+    )
+    assert _text.t("test.particle", who="notebook", tool="quote") == "notebook이 'quote'를 실행"
+    assert _text.t("test.particle", who="claude-code", tool="add_cell") == "claude-code가 'add_cell'을 실행"
+    assert _text.both("test.particle", who="alice", tool="x")["en"] == "alice runs 'x'"

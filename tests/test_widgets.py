@@ -90,7 +90,7 @@ def test_panel_shows_calls_waiting_before_it_was_made(catalogue: Catalogue) -> N
             panel = srv.panel()  # displayed late: the waiting request is still there to answer
             panel.approvals.children[0].always_button.click()
             assert pending.result(30).content[0].text == "deleted 1"
-        assert srv.approval.allowed == {"delete_row"}
+        assert srv.approval.allowed == {("owner", "delete_row")}  # the owner's token was the caller
     finally:
         srv.stop()
 
@@ -185,14 +185,22 @@ def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue:
     srv = serve(catalogue=catalogue)
     try:
         connect = srv.panel().connect
+        assert connect.config.value == "" and srv.clients == []  # showing the panel hands out nothing
+        connect.client.value = "claude-code"
         assert json.loads(connect.config.value)["mcpServers"]["notebook"]["type"] == "http"  # Claude Code
-        assert srv.url in connect.config.value and srv.token in connect.config.value
+        own = srv.add_client("claude-code")  # the token the pick made, handed back
+        assert srv.url in connect.config.value and own in connect.config.value
+        assert srv.token not in connect.config.value  # the owner's token stays the owner's
         assert ".mcp.json" in connect.usage.value  # where the text goes
         connect.client.value = "cursor"
         pasted = json.loads(connect.config.value)
-        assert pasted["mcpServers"]["notebook"]["headers"]["Authorization"] == f"Bearer {srv.token}"
+        assert (
+            pasted["mcpServers"]["notebook"]["headers"]["Authorization"]
+            == f"Bearer {srv.add_client('cursor')}"
+        )
         assert "cursor/mcp.json" in connect.usage.value
         assert srv.client_config("vscode") == srv.client_config("vscode")
+        assert srv.clients == ["claude-code", "cursor", "vscode"]
         outcome = connect.run_check()
         assert outcome.ok is True and "mcp-notebook" in connect.result.value
     finally:

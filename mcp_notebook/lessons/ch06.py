@@ -796,7 +796,7 @@ class ApprovalToolExercise(ToolExercise):
         server = current_server()
         if server is None:  # pragma: no cover - evaluate() starts one
             return [t("lessons.tool.not_listed", tool=name)]
-        if name in server.approval.allowed:
+        if ("owner", name) in server.approval.allowed:  # the probes call with the server token: "owner"
             return [t("lessons.ch06.always_allowed", tool=name)]
         self._calls = self._asked = 0
         self._server = server

@@ -999,7 +999,7 @@ class AskingToolExercise(ToolExercise):
         done = _Round()
         try:
             done.result = _blocking(
-                lambda: _ask_through_sdk(server.url, server.token, name, mode, action, done.asked),
+                lambda: _ask_through_sdk(server.url, name, mode, action, done.asked),
                 CALL_TIMEOUT + 5,
             )
         except Exception as exc:
@@ -1017,7 +1017,7 @@ class AskingToolExercise(ToolExercise):
         return [t("lessons.ch08.ask.checked"), f"{t('lessons.solution.why')}: {self.text('explanation')}"]
 
 
-async def _ask_through_sdk(url: str, token: str, name: str, mode: str, action: str, asked: list[Any]) -> Any:
+async def _ask_through_sdk(url: str, name: str, mode: str, action: str, asked: list[Any]) -> Any:
     """Call `name` with the official SDK client in `mode`; the user (this function) accepts or declines."""
     import anyio
     import httpx2
@@ -1026,7 +1026,6 @@ async def _ask_through_sdk(url: str, token: str, name: str, mode: str, action: s
     from mcp.client.streamable_http import streamable_http_client
 
     from .._runtime import runtime
-    from .._server import LOCAL_HEADER
 
     async def answer(context: Any, params: Any) -> Any:
         asked.append(getattr(params, "requested_schema", None))
@@ -1034,8 +1033,8 @@ async def _ask_through_sdk(url: str, token: str, name: str, mode: str, action: s
             return types.ElicitResult(action="accept", content={"people": PEOPLE})
         return types.ElicitResult(action="decline")
 
-    # The notebook's own secret header: the checker is the notebook, so no approval is asked.
-    headers = {"Authorization": f"Bearer {token}", LOCAL_HEADER: runtime.local_secret}
+    # The notebook's own credential: the checker is the notebook, so no approval is asked.
+    headers = {"Authorization": f"Bearer {runtime.local_secret}"}
     with anyio.fail_after(CALL_TIMEOUT):
         async with (
             httpx2.AsyncClient(headers=headers, timeout=CALL_TIMEOUT) as http,

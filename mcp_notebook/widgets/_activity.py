@@ -91,7 +91,7 @@ def render_row(record: Any) -> str:
         arguments = arguments[:77] + "..."
     colour = "#b3261e" if record.is_error else "#1b6e3a"
     line = (
-        f"<code>{when}</code> {html.escape(record.client or '?')} · {html.escape(record.method)} "
+        f"<code>{when}</code> {html.escape(record.who)} · {html.escape(record.method)} "
         f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {html.escape(record.decision)}"
         f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
     )

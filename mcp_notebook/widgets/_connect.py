@@ -1,4 +1,8 @@
-"""Connect an AI client: ready-to-paste configuration for this server, and a connection check."""
+"""Connect an AI client: ready-to-paste configuration for this server, and a connection check.
+
+Each client picked here gets a token of its own (`ServerHandle.client_config`), made when it is
+picked, never when the panel is merely shown.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +17,25 @@ add_messages(
     {
         "connect.client": {"en": "Client", "ko": "클라이언트"},
         "connect.check": {"en": "Check connection", "ko": "연결 확인"},
+        "connect.pick": {
+            "en": "Pick a client: its configuration carries a token of its own, made for it now.",
+            "ko": "클라이언트를 고르세요. 그 클라이언트만의 토큰을 지금 만들어 설정에 넣어 줍니다.",
+        },
     }
 )
 
 
 class ConnectView(widgets.VBox):
-    """A client picker, its configuration (URL and token filled in), and a "check connection" button."""
+    """A client picker, its configuration (URL and its own token filled in), and a "check connection" button."""
 
     def __init__(self, server: Any) -> None:
         from .._configs import CLIENTS
 
         self.server = server
-        self.client = widgets.Dropdown(options=list(CLIENTS), description=t("connect.client"))
-        self.config = widgets.Textarea(layout=widgets.Layout(width="100%", height="9em"))
+        self.client = widgets.Dropdown(options=list(CLIENTS), value=None, description=t("connect.client"))
+        self.config = widgets.Textarea(
+            placeholder=t("connect.pick"), layout=widgets.Layout(width="100%", height="9em")
+        )
         self.usage = widgets.HTML("")  # where the text goes, and how the client then starts
         self.check_button = widgets.Button(description=t("connect.check"), icon="plug")
         self.result = widgets.HTML("")
@@ -39,12 +49,16 @@ class ConnectView(widgets.VBox):
     def _show(self) -> None:
         from .._configs import config_usage
 
-        self.config.value = self.server.client_config(self.client.value)
-        self.usage.value = f"<i>{html.escape(config_usage(self.client.value))}</i>"
+        chosen = self.client.value
+        if chosen is None:  # nothing picked yet: no client, so no token made
+            self.config.value = self.usage.value = ""
+            return
+        self.config.value = self.server.client_config(chosen)
+        self.usage.value = f"<i>{html.escape(config_usage(chosen))}</i>"
 
     def run_check(self) -> Any:
-        """Check the connection as a client would, and show the outcome (returned too)."""
-        outcome = self.server.check()
+        """Check the connection as the picked client would (or with the server token), and show the outcome."""
+        outcome = self.server.check(identity=self.client.value)
         colour = "#1b6e3a" if outcome.ok else "#b3261e"
         self.result.value = f"<span style='color:{colour}'>{html.escape(outcome.message)}</span>"
         return outcome

@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from .._approval import ApprovalRequest
 from .._guards import visible, visible_html
+from .._identity import claims
 from .._text import add_messages, t
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
@@ -29,6 +30,7 @@ add_messages(
             "en": "{client} wants to run the tool {tool}",
             "ko": "{client} 클라이언트가 {tool} 도구를 실행하려고 합니다",
         },
+        "panel.name": {"en": "name", "ko": "이름"},
         "panel.unknown_client": {"en": "A client", "ko": "이름을 밝히지 않은"},
         "panel.claims": {
             "en": "The server's own claims about this tool (not verified):",
@@ -63,14 +65,19 @@ class ApprovalPrompt(widgets.VBox):
 
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
+        # Who is asking is the identity its credential proved; what it says it is comes as a claim.
+        claim = claims(request.client, request.claimed)
         client = visible_html(request.client or t("panel.unknown_client"))
+        if claim:
+            client += f" <i>({visible_html(claim)})</i>"
         tool = visible_html(request.tool + (f" ({request.title})" if request.title else ""))
-        claims = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
+        hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
+        asks = t("panel.asks", client=client, tool=f"<code>{tool}</code>")
         summary = widgets.HTML(
-            f"<b>{t('panel.asks', client=client, tool=f'<code>{tool}</code>')}</b>"
+            f"<b>{asks}</b>"
             f"<div>{visible_html(request.description or '')}</div>"
-            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(claims)}</code></div>"
+            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
             f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{visible_html(arguments)}</pre>"
         )
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
@@ -158,6 +165,7 @@ class ServerPanel(widgets.VBox):
             )
         return (
             f"<b>{html.escape(t('panel.title'))}</b>{state}: <code>{html.escape(self.server.url)}</code>"
+            f" · {t('panel.name')}: <code>{html.escape(self.server.name)}</code>"
             f" · {t('panel.approval')}: <code>{mode}</code>{warning}"
         )
 

@@ -290,9 +290,10 @@ def test_a_diary_that_always_asks_is_accepted_through_the_server(server: Any, ca
     assert feedback.correct, repr(feedback)
     assert "tools/call을 2번 보냈고, 승인 창이 2번" in repr(feedback)
     calls = server.calls[before:]
-    assert [(c.tool, c.client, c.decision, c.is_error) for c in calls] == [
-        ("read_diary", "mcp-notebook", "approved", False),
-        ("read_diary", "mcp-notebook", "approved", True),
+    # The checker calls with the server token (identity "owner"); its client's name is only a claim.
+    assert [(c.tool, c.client, c.claimed, c.decision, c.is_error) for c in calls] == [
+        ("read_diary", "owner", "mcp-notebook", "approved", False),
+        ("read_diary", "owner", "mcp-notebook", "approved", True),
     ]
     assert server.pending == [] and server.approval.listeners == []
 
@@ -321,7 +322,7 @@ def test_a_flawed_diary_is_rejected_with_the_right_advice(
 
 def test_a_tool_someone_always_allowed_cannot_be_judged(server: Any, catalogue: Catalogue) -> None:
     define_diary(catalogue)
-    server.approval.allowed.add("read_diary")
+    server.approval.allowed.add(("owner", "read_diary"))  # allowed for the token the checker calls with
     before = len(server.calls)
     shown = repr(ch06.q5.check())
     assert "'이 도구는 항상 허용'을 눌러" in shown and "mcp_notebook.stop()" in shown

@@ -1,0 +1,328 @@
+"""Who is calling: identities proven by a credential, never by what a client says about itself.
+
+Every request presents a token, and the token alone decides who is calling. The HTTP gate
+(`_http.Gate`) turns it into an `Identity` once per request, in O(1): one dict lookup by the
+token's SHA-256, then a constant-time comparison. Three kinds of identity:
+
+``notebook``
+    The notebook's own calls (``%mcp_call``, ``mcp_notebook.call``). Its token is a per-process
+    secret that never leaves the kernel. Trusted: never asked for approval, sees hidden tools.
+``owner``
+    The server token (``srv.token``): the notebook owner's credential, used from outside.
+a named client
+    ``srv.add_client("claude-code")`` mints a token for one client; ``srv.revoke_client(name)``
+    ends it on that client's next request.
+
+``clientInfo.name`` is only a claim: it is shown ("claims to be ...") and never used as a key.
+What outlives a call (handles, idempotency keys, kept results, rate limits, "always allow") is
+scoped by the identity's name.
+
+The server has a name too (`server_name`): stored results are scoped to the notebook that made
+them, so two notebooks that define a tool of the same name never see each other's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._secrets import new_token
+from ._text import add_messages, t
+
+NOTEBOOK = "notebook"
+"""The identity of the notebook's own calls (reserved)."""
+OWNER = "owner"
+"""The identity of the server token, the notebook owner's (reserved)."""
+RESERVED = (NOTEBOOK, OWNER)
+STATE_KEY = "mcp_notebook.identity"
+"""Where the gate puts the `Identity` of a request: ``scope["state"][STATE_KEY]``."""
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_MIN_TOKEN = 16
+_SERVER_NAME_MAX = 100
+
+add_messages(
+    {
+        "identity.bad_name": {
+            "en": (
+                "{name!r} cannot be a client name: use 1-64 letters, digits, '.', '_' or '-', starting with a "
+                "letter or digit (e.g. 'claude-code', 'alice')."
+            ),
+            "ko": (
+                "클라이언트 이름으로 쓸 수 없습니다: {name!r}. 영문자, 숫자, '.', '_', '-'로 된 1~64자를 쓰고, "
+                "영문자나 숫자로 시작하세요(예: 'claude-code', 'alice')."
+            ),
+        },
+        "identity.reserved": {
+            "en": (
+                "{name!r} is reserved: 'notebook' is the notebook's own calls and 'owner' is the server token "
+                "(srv.token). Give the client a name of its own, e.g. 'claude-code'."
+            ),
+            "ko": (
+                "예약된 이름이라 쓸 수 없습니다: {name!r}. 'notebook'은 노트북 자신의 호출, 'owner'는 서버 "
+                "토큰(srv.token)의 주인입니다. 클라이언트에는 'claude-code'처럼 자기 이름을 주세요."
+            ),
+        },
+        "identity.case_clash": {
+            "en": (
+                "A client named {existing!r} already exists, and {name!r} differs from it only in case, which "
+                "a person could not tell apart in the activity log. Use {existing!r} or another name."
+            ),
+            "ko": (
+                "{name!r:은/는} 이미 있는 클라이언트 {existing!r:과/와} 대소문자만 달라 활동 기록에서 사람이 구별할 "
+                "수 없습니다. {existing!r:을/를} 쓰거나 다른 이름을 쓰세요."
+            ),
+        },
+        "identity.unknown": {
+            "en": "There is no client named {name!r}. Clients of this server: {known}.",
+            "ko": "{name!r:이라는/라는} 클라이언트가 없습니다. 이 서버의 클라이언트: {known}.",
+        },
+        "identity.bad_token": {
+            "en": (
+                "A client token must be a string of at least {min} characters without spaces or control "
+                "characters; got {got}. Leave token=None to have a random one made."
+            ),
+            "ko": (
+                "클라이언트 토큰은 공백이나 제어 문자가 없는 {min}자 이상의 문자열이어야 합니다(받은 값: {got}). "
+                "token=None으로 두면 무작위 토큰을 만들어 줍니다."
+            ),
+        },
+        "identity.token_taken": {
+            "en": (
+                "That token already belongs to {other!r}: one token proves one identity. Leave token=None to "
+                "have a new one made."
+            ),
+            "ko": (
+                "그 토큰은 이미 {other!r}의 것입니다. 토큰 하나는 한 주체만 증명합니다. token=None으로 두면 새 토큰을 "
+                "만들어 줍니다."
+            ),
+        },
+        "identity.claims": {"en": "claims to be {claimed}", "ko": "스스로 {claimed:이라고/라고} 밝힘"},
+        "server.bad_name": {
+            "en": (
+                "The server name must be 1-{max} printable characters (it scopes this notebook's stored "
+                "results), got {got}. E.g. serve(name='orders')."
+            ),
+            "ko": (
+                "서버 이름은 출력 가능한 1~{max}자여야 합니다(이 노트북의 저장된 결과를 다른 노트북과 나누는 데 "
+                "쓰입니다). 받은 값: {got}. 예: serve(name='orders')"
+            ),
+        },
+    }
+)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who made a request, as its credential proves it.
+
+    Attributes
+    ----------
+    name:
+        ``"notebook"``, ``"owner"`` or a client's name (``srv.add_client(name)``).
+    user:
+        The SDK's authenticated user for this identity, built once: the SDK binds a handshake-era
+        session to the identity that opened it and answers any other with 404.
+    """
+
+    name: str
+    user: Any = None
+
+    @property
+    def is_notebook(self) -> bool:
+        return self.name == NOTEBOOK
+
+
+def _user(name: str) -> Any:
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    # The token field is a label, not the secret: nothing the SDK logs or compares may hold a token.
+    return AuthenticatedUser(AccessToken(token=f"mcp-notebook:{name}", client_id=name, scopes=[]))
+
+
+@dataclass(frozen=True)
+class _Credential:
+    token: bytes
+    identity: Identity
+
+
+class Identities:
+    """The credentials one server accepts, and whom each one proves.
+
+    Thread-safe: clients are added and revoked from a cell while the server reads on its own loop.
+    Tokens are held in memory (the owner may ask for a client's configuration again); only
+    their SHA-256 is used to find them.
+
+    Parameters
+    ----------
+    owner_token:
+        The server token (identity ``"owner"``).
+    notebook_token:
+        The per-process secret of the notebook's own client (identity ``"notebook"``).
+    """
+
+    def __init__(self, owner_token: str, notebook_token: str | None = None) -> None:
+        self._lock = threading.Lock()
+        self._by_digest: dict[bytes, _Credential] = {}
+        self._tokens: dict[str, str] = {}  # name -> token
+        self._known: dict[str, Identity] = {}
+        self._set(OWNER, owner_token)
+        if notebook_token:
+            self._set(NOTEBOOK, notebook_token)
+
+    # -- the hot path ----------------------------------------------------------------------------
+    def identify(self, credential: bytes) -> Identity | None:
+        """The identity `credential` proves, or None: one hash, one lookup, one constant-time compare."""
+        found = self._by_digest.get(hashlib.sha256(credential).digest())
+        if found is None or not hmac.compare_digest(found.token, credential):
+            return None
+        return found.identity
+
+    # -- clients ----------------------------------------------------------------------------------
+    def add(self, name: str, token: str | None = None) -> str:
+        """The token of client `name`: made now, or the one it already has (see `ServerHandle.add_client`)."""
+        check_client_name(name)
+        if token is not None:
+            _check_token(token)
+        with self._lock:
+            for existing in self._tokens:
+                if existing != name and existing.lower() == name.lower() and existing not in RESERVED:
+                    raise ValueError(t("identity.case_clash", name=name, existing=existing))
+            current = self._tokens.get(name)
+            if token is None:
+                if current is not None:
+                    return current
+                token = new_token()
+            elif token != current:
+                holder = self._by_digest.get(hashlib.sha256(token.encode()).digest())
+                if holder is not None and holder.identity.name != name:
+                    raise ValueError(t("identity.token_taken", other=holder.identity.name))
+            self._set(name, token)
+            return token
+
+    def revoke(self, name: str) -> None:
+        """Forget client `name`'s token: its next request is refused (401)."""
+        with self._lock:
+            token = self._tokens.get(name) if name not in RESERVED else None
+            if token is None:
+                raise self.unknown(name)
+            del self._tokens[name]
+            self._by_digest.pop(hashlib.sha256(token.encode()).digest(), None)
+
+    def unknown(self, name: str) -> KeyError:
+        """The error for a client name this server does not know (it lists the ones it does)."""
+        known = ", ".join(repr(n) for n in self.clients()) or t("none")
+        return KeyError(t("identity.unknown", name=name, known=known))
+
+    def token_of(self, name: str) -> str | None:
+        """The token of `name` (a client, or ``"owner"``), or None."""
+        return self._tokens.get(name) if name != NOTEBOOK else None
+
+    def clients(self) -> list[str]:
+        """The names of the clients (without ``"owner"`` and ``"notebook"``), sorted."""
+        return sorted(name for name in self._tokens if name not in RESERVED)
+
+    def _set(self, name: str, token: str) -> None:
+        old = self._tokens.get(name)
+        if old is not None:
+            self._by_digest.pop(hashlib.sha256(old.encode()).digest(), None)
+        identity = self._known.get(name)
+        if identity is None:
+            identity = self._known[name] = Identity(name, _user(name))
+        encoded = token.encode()
+        self._tokens[name] = token
+        self._by_digest[hashlib.sha256(encoded).digest()] = _Credential(encoded, identity)
+
+
+def check_client_name(name: Any) -> None:
+    """Raise ValueError, saying why and what to use, unless `name` can name a client."""
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise ValueError(t("identity.bad_name", name=name))
+    if name.lower() in RESERVED:
+        raise ValueError(t("identity.reserved", name=name))
+
+
+def _check_token(token: Any) -> None:
+    if (
+        not isinstance(token, str)
+        or len(token) < _MIN_TOKEN
+        or any(ch.isspace() or not ch.isprintable() for ch in token)
+    ):
+        got = f"{len(token)} characters" if isinstance(token, str) else type(token).__name__
+        raise ValueError(t("identity.bad_token", min=_MIN_TOKEN, got=got))
+
+
+def claims(identity: str | None, claimed: str | None) -> str | None:
+    """``"claims to be X"`` when a client's self-reported name differs from its identity, else None."""
+    if not claimed or claimed == identity:
+        return None
+    return t("identity.claims", claimed=claimed)
+
+
+def identity_of(ctx: Any) -> Identity:
+    """The identity of the request behind `ctx` (an SDK request context), as the gate proved it.
+
+    A request with no HTTP request behind it comes from this very process (an in-memory client):
+    the notebook's own. An HTTP request the gate did not see (an app mounted without it) is nobody's
+    and never trusted.
+    """
+    request = getattr(ctx, "request", None)
+    if request is None:
+        return _NOTEBOOK_IDENTITY
+    state = request.scope.get("state")
+    identity = state.get(STATE_KEY) if isinstance(state, dict) else None
+    return identity if isinstance(identity, Identity) else _NOBODY
+
+
+_NOTEBOOK_IDENTITY = Identity(NOTEBOOK)
+_NOBODY = Identity("unauthenticated")
+
+
+# -- the server's own name ----------------------------------------------------------------------------
+def notebook_path(environ: Any = None) -> Path | None:
+    """The path of the notebook this kernel runs, when the frontend said (else None).
+
+    Jupyter servers (JupyterLab, Notebook 7) and ``mcp-notebook serve`` start the kernel with
+    ``JPY_SESSION_NAME`` set to the notebook's path; nbclient and plain IPython do not.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get("JPY_SESSION_NAME", "").strip()
+    if not value:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else Path.cwd() / path.name
+
+
+def default_server_name(environ: Any = None) -> str:
+    """A stable name for this notebook's server: the notebook's file name and a digest of its path.
+
+    ``orders-3f9a2c1d`` for ``.../shop/orders.ipynb``: the same after a kernel restart, different
+    for an ``orders.ipynb`` in another folder. Without a known notebook path, ``untitled-<digest of
+    the working folder>``.
+    """
+    path = notebook_path(environ)
+    if path is not None:
+        stem, where = path.stem, str(path)
+    else:
+        stem, where = "untitled", str(Path.cwd())
+    readable = re.sub(r"[^\w.-]+", "-", stem).strip("-")[:60] or "notebook"
+    return f"{readable}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
+
+
+def check_server_name(name: Any) -> str:
+    """`name` if it can name a server, else ValueError saying what to use."""
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or len(name) > _SERVER_NAME_MAX
+        or not name.isprintable()
+    ):
+        raise ValueError(t("server.bad_name", max=_SERVER_NAME_MAX, got=repr(name)[:120]))
+    return name
