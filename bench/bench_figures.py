@@ -68,7 +68,7 @@ def timed(fn: Callable[[], Any], n: int) -> list[float]:
 
 def encoding_rows(n: int, rounds: int) -> dict[str, list[float]]:
     sys.path.insert(0, str(ROOT))
-    from mcp_notebook._results import to_result
+    from mcp_notebook.core._results import to_result
 
     figure = make_figure()
 

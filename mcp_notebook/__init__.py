@@ -17,10 +17,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._batch import BatchResult
-from ._catalogue import Catalogue, ToolEntry, default_catalogue, tool
-from ._context import Context
-from ._errors import (
+from .core._batch import BatchResult
+from .core._catalogue import Catalogue, ToolEntry, default_catalogue, tool
+from .core._context import Context
+from .core._errors import (
     AuditLogWarning,
     ClientConnectionError,
     InvalidResultError,
@@ -30,19 +30,27 @@ from ._errors import (
     ToolDefinitionError,
     ToolError,
 )
-from ._handles import HandleError, HandleStore
-from ._primitives import prompt, publish, resource
-from ._prompts import embed_resource
-from ._questions import Elicitation
-from ._text import get_language, set_language
+from .core._handles import HandleError, HandleStore
+from .core._primitives import prompt, publish, resource
+from .core._prompts import embed_resource
+from .core._questions import Elicitation
+from .core._text import get_language, set_language
 
 if TYPE_CHECKING:
-    from ._client import call, complete, get_prompt, list_prompts, list_resources, list_tools, read_resource
-    from ._guarded import current_client
-    from ._lint import lint
-    from ._runtime import current_server, serve, stop
-    from ._server_handle import ServerHandle
-    from ._views import CallResult, PromptResult, ReadResult
+    from .api._handle import ServerHandle
+    from .client._calls import (
+        call,
+        complete,
+        get_prompt,
+        list_prompts,
+        list_resources,
+        list_tools,
+        read_resource,
+    )
+    from .client._results import CallResult, PromptResult, ReadResult
+    from .lint._linter import lint
+    from .runtime._loop import current_server, serve, stop
+    from .server._guardrails import current_client
 
 from ._version import __version__
 
@@ -94,22 +102,22 @@ __all__ = [
 
 # Loaded on first use: these import the MCP SDK and uvicorn, which take over a second.
 _LAZY = {
-    "CallResult": "._views",
-    "PromptResult": "._views",
-    "ReadResult": "._views",
-    "call": "._client",
-    "current_client": "._guarded",
-    "lint": "._lint",
-    "complete": "._client",
-    "get_prompt": "._client",
-    "list_prompts": "._client",
-    "list_resources": "._client",
-    "list_tools": "._client",
-    "read_resource": "._client",
-    "ServerHandle": "._server_handle",
-    "current_server": "._runtime",
-    "serve": "._runtime",
-    "stop": "._runtime",
+    "CallResult": ".client._results",
+    "PromptResult": ".client._results",
+    "ReadResult": ".client._results",
+    "call": ".client._calls",
+    "current_client": ".server._guardrails",
+    "lint": ".lint._linter",
+    "complete": ".client._calls",
+    "get_prompt": ".client._calls",
+    "list_prompts": ".client._calls",
+    "list_resources": ".client._calls",
+    "list_tools": ".client._calls",
+    "read_resource": ".client._calls",
+    "ServerHandle": ".api._handle",
+    "current_server": ".runtime._loop",
+    "serve": ".runtime._loop",
+    "stop": ".runtime._loop",
 }
 
 
@@ -139,7 +147,7 @@ def remove_tool(name: str, catalogue: Catalogue | None = None) -> None:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext mcp_notebook``: register the magics (and nothing heavier)."""
-    from ._magics import register
+    from .ipython._magics import register
 
     register(ipython)
 
@@ -148,9 +156,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext mcp_notebook``: stop the server, free its port, remove the magics."""
     import sys
 
-    from ._magics import unregister
+    from .ipython._magics import unregister
 
     unregister(ipython)
-    runtime_module = sys.modules.get(f"{__name__}._runtime")
+    runtime_module = sys.modules.get(f"{__name__}.runtime._loop")
     if runtime_module is not None:
         runtime_module.runtime.close()

@@ -12,7 +12,7 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import Catalogue, serve, set_language, tool
-from mcp_notebook._approval import ApprovalPolicy, ApprovalRequest
+from mcp_notebook.server._approval import ApprovalPolicy, ApprovalRequest
 from tests.conftest import connect
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from mcp_notebook import set_language
-from mcp_notebook._batch import BatchResult
+from mcp_notebook.core._batch import BatchResult
 
 
 def cards(ok: list[int], failed: list[int]) -> BatchResult:

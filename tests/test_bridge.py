@@ -25,9 +25,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
 from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
-from mcp_notebook._bridge import Bridge
-from mcp_notebook._bridge_held import HOLD_FOR
-from mcp_notebook._bridge_upstream import IDLE_CONNECTIONS, DeclaringClient
+from mcp_notebook.cli._bridge import Bridge
+from mcp_notebook.cli._bridge_held import HOLD_FOR
+from mcp_notebook.cli._bridge_upstream import IDLE_CONNECTIONS, DeclaringClient
 from tests.conftest import ERAS, INITIALIZE, Mode
 
 pytestmark = pytest.mark.anyio

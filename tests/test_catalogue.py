@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, ToolDefinitionError, set_language, tool
-from mcp_notebook._catalogue import check_tool_name, make_entry
+from mcp_notebook.core._catalogue import check_tool_name, make_entry
 
 
 def events_of(catalogue: Catalogue) -> list[str]:

@@ -15,7 +15,8 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import Catalogue, tool
-from mcp_notebook._configs import (
+from mcp_notebook.cli import main
+from mcp_notebook.client._configs import (
     CLIENTS,
     INSPECTOR_FILE,
     REMOTE_ENV,
@@ -28,7 +29,6 @@ from mcp_notebook._configs import (
     inspector_command,
     is_remote_kernel,
 )
-from mcp_notebook.cli import main
 
 URL = "http://127.0.0.1:8765/mcp"
 TOKEN = "tok-123_abc"

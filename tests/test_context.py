@@ -17,8 +17,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, Elicitation, prompt, serve, tool
-from mcp_notebook._activity import SEALED
-from mcp_notebook._asks import CallInProgress, ElicitationForm
+from mcp_notebook.client._questions import CallInProgress, ElicitationForm
+from mcp_notebook.server._activity import SEALED
 from tests.conftest import ERAS, connect, serve_unattended
 
 pytestmark = pytest.mark.anyio
@@ -442,7 +442,7 @@ def test_a_state_written_by_the_client_cannot_skip_approval(catalogue: Catalogue
 
 
 def test_the_round_ledger_answers_each_round_once_and_stays_bounded() -> None:
-    from mcp_notebook._questions import RoundLedger
+    from mcp_notebook.core._questions import RoundLedger
 
     now = [0.0]
     ledger = RoundLedger(ttl=600, max_open=2, clock=lambda: now[0])

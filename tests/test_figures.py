@@ -48,7 +48,7 @@ def test_encoding_a_figure_never_imports_pyplot() -> None:
         """
         import sys
         from matplotlib.figure import Figure
-        from mcp_notebook._results import to_result
+        from mcp_notebook.core._results import to_result
 
         figure = Figure(figsize=(1, 1))
         figure.add_subplot().plot([0, 1])

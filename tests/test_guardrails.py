@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 import mcp_notebook
 from mcp_notebook import BatchResult, Catalogue, HandleStore, current_client, tool
-from mcp_notebook._audit import AuditLog
+from mcp_notebook.server._audit import AuditLog
 from tests.conftest import connect, serve_unattended
 
 pytestmark = pytest.mark.anyio

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import ToolError, set_language
-from mcp_notebook._audit import AuditLog
-from mcp_notebook._guards import (
+from mcp_notebook.core._guards import (
     RateLimited,
     TokenBucket,
     looks_secret,
@@ -22,6 +21,7 @@ from mcp_notebook._guards import (
     sanitize_result,
     sanitize_text,
 )
+from mcp_notebook.server._audit import AuditLog
 
 
 class Clock:

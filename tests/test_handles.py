@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from mcp_notebook import ToolError, set_language
-from mcp_notebook._handles import HandleError, HandleStore
+from mcp_notebook.core._handles import HandleError, HandleStore
 
 
 class Clock:

@@ -25,7 +25,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcp_notebook._headless import Cell, read_cells
+from mcp_notebook.cli._headless import Cell, read_cells
 from tests.conftest import ERAS, INITIALIZE, Mode, connect
 from tests.kernel import Kernel
 

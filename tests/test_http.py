@@ -164,7 +164,7 @@ def test_definition_errors_say_how_to_fix() -> None:
 
 
 def test_tokens_never_start_with_a_dash() -> None:
-    from mcp_notebook._secrets import new_token
+    from mcp_notebook.core._secrets import new_token
 
     # One token in 64 would start with "-" and be read as an option on a command line.
     assert not any(new_token().startswith("-") for _ in range(2000))

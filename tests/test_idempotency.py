@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mcp_notebook import ToolError, set_language
-from mcp_notebook import _idempotency as idempotency_module
-from mcp_notebook._idempotency import (
+from mcp_notebook.core import _idempotency as idempotency_module
+from mcp_notebook.core._idempotency import (
     IdempotencyConflict,
     IdempotencyStore,
     Scope,

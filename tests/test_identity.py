@@ -11,7 +11,7 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, current_client, set_language, tool
-from mcp_notebook._identity import Identities, default_server_name, notebook_path
+from mcp_notebook.core._identity import Identities, default_server_name, notebook_path
 from tests.conftest import INITIALIZE, serve_unattended
 from tests.security.conftest import client_as
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, tool
-from mcp_notebook._configs import INSPECTOR_FILE, client_config, inspector_command
+from mcp_notebook.client._configs import INSPECTOR_FILE, client_config, inspector_command
 
 from .npm import INSPECTOR, INSPECTOR_VERSION, node_command
 

@@ -18,9 +18,10 @@ import nbformat
 import pytest
 
 from mcp_notebook import Catalogue, set_language, tool
-from mcp_notebook import _lint_notebook as lint_notebook_module
-from mcp_notebook._catalogue import ToolEntry, make_entry
-from mcp_notebook._lint import (
+from mcp_notebook.core._catalogue import ToolEntry, make_entry
+from mcp_notebook.core._text import _MESSAGES
+from mcp_notebook.lint import _notebook as lint_notebook_module
+from mcp_notebook.lint._linter import (
     RULES,
     Finding,
     format_findings,
@@ -28,7 +29,6 @@ from mcp_notebook._lint import (
     lint_notebook,
     main_lint,
 )
-from mcp_notebook._text import _MESSAGES
 
 
 class Placed(TypedDict):

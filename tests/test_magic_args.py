@@ -16,8 +16,8 @@ from IPython.core.magic import line_magic, magics_class
 
 import mcp_notebook
 from mcp_notebook import Catalogue, prompt, resource, tool
-from mcp_notebook._magic_args import strip_comment, tokens
-from mcp_notebook._magics import MAGIC_NAMES, MCPMagics
+from mcp_notebook.ipython._magic_args import strip_comment, tokens
+from mcp_notebook.ipython._magics import MAGIC_NAMES, MCPMagics
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from mcp_notebook._bridge_upstream import DeclaringClient
+from mcp_notebook.cli._bridge_upstream import DeclaringClient
 from tests.npm import CACHE, node_module
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]

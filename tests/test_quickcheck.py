@@ -8,7 +8,7 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_notebook._quickcheck import quick_check
+from mcp_notebook.core._quickcheck import quick_check
 
 SCALAR_SCHEMAS = st.one_of(
     st.just({"type": "string"}),

@@ -38,7 +38,7 @@ BIN = Path(sys.executable).parent  # where `pip install` put the `mcp-notebook` 
 # (a tool redefined later is still checked), all severities kept.
 RECORD_LINT = """
 from mcp_notebook import lint as _readme_lint
-from mcp_notebook._catalogue import DEFINE_HOOKS as _readme_hooks, default_catalogue as _readme_catalogue
+from mcp_notebook.core._catalogue import DEFINE_HOOKS as _readme_hooks, default_catalogue as _readme_catalogue
 _readme_defined = []
 _readme_findings = []
 def _readme_record(entry, catalogue):

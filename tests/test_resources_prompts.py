@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ProtocolError, embed_resource, prompt, publish, resource, serve, tool
-from mcp_notebook._server_data import KeptResults
+from mcp_notebook.server._data import KeptResults
 from tests.conftest import ERAS, connect, serve_unattended
 
 pytestmark = pytest.mark.anyio
@@ -313,7 +313,7 @@ def test_published_values_of_each_kind() -> None:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from mcp_notebook._resources import contents, published
+    from mcp_notebook.core._resources import contents, published
 
     figure = Figure()
     figure.add_subplot().plot([1, 2], [3, 4])

@@ -16,8 +16,8 @@ from typing import Any, TypedDict
 import pytest
 from pydantic import BaseModel
 
-from mcp_notebook._catalogue import make_entry
-from mcp_notebook._results import error_result, to_jsonable, to_result
+from mcp_notebook.core._catalogue import make_entry
+from mcp_notebook.core._results import error_result, to_jsonable, to_result
 
 
 def image_bytes(fmt: str) -> bytes:

@@ -1,4 +1,4 @@
-"""Unit tests for mcp_notebook._schema: schemas from functions, argument problems, argument conversion."""
+"""Unit tests for mcp_notebook.core._schema: schemas from functions, argument problems, argument conversion."""
 
 import dataclasses
 import datetime as dt
@@ -14,10 +14,10 @@ import jsonschema
 import pydantic
 import pytest
 
-from mcp_notebook import _text
-from mcp_notebook._arguments import argument_problems, compile_validator, convert_arguments
-from mcp_notebook._errors import ToolDefinitionError
-from mcp_notebook._schema import FunctionSchema, UnsupportedTypeError, function_schema, type_schema
+from mcp_notebook.core import _text
+from mcp_notebook.core._arguments import argument_problems, compile_validator, convert_arguments
+from mcp_notebook.core._errors import ToolDefinitionError
+from mcp_notebook.core._schema import FunctionSchema, UnsupportedTypeError, function_schema, type_schema
 
 
 def checked(schema: dict[str, Any] | None) -> Any:

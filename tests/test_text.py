@@ -12,9 +12,10 @@ import annotated_types as at
 import pytest
 
 import mcp_notebook
-from mcp_notebook import ToolDefinitionError, _text, prompt, set_language, tool
-from mcp_notebook._arguments import argument_problems
-from mcp_notebook._catalogue import Catalogue
+from mcp_notebook import ToolDefinitionError, prompt, set_language, tool
+from mcp_notebook.core import _text
+from mcp_notebook.core._arguments import argument_problems
+from mcp_notebook.core._catalogue import Catalogue
 
 # Modules register their own messages when imported: import them all before collecting the keys.
 for _module in pkgutil.walk_packages(mcp_notebook.__path__, "mcp_notebook."):

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, serve, tool
-from mcp_notebook._approval import ApprovalRequest
+from mcp_notebook.server._approval import ApprovalRequest
 from tests.conftest import until
 
 from .npm import node_module

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import t
+from ..core._text import t
 from ._exercise import Exercise, NotAttempted, is_blank
 from ._texts import Text, register_literal
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._text import t
+from ..core._text import t
 from ._texts import Text, register_literal
 
 Kind = Literal["not_attempted", "correct", "incorrect", "hint", "no_more_hints", "solution"]

@@ -1,6 +1,6 @@
 """The exercise kit's own messages, and how lesson texts get into the message catalogue.
 
-Every text a learner sees exists in Korean and English and goes through `mcp_notebook._text`,
+Every text a learner sees exists in Korean and English and goes through `mcp_notebook.core._text`,
 so `set_language` switches the lessons too. Kit messages (statuses, feedback frames) have
 ``{fields}``; lesson texts (questions, hints, model answers) are literal and may contain code
 with braces, so `register_literal` escapes them before registering.
@@ -8,7 +8,7 @@ with braces, so `register_literal` escapes them before registering.
 
 from __future__ import annotations
 
-from .._text import Language, add_messages, all_keys
+from ..core._text import Language, add_messages, all_keys
 
 Text = tuple[str, str]
 """A lesson text as ``(한국어, English)``."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._text import clip, t
+from ..core._text import clip, t
 from ._exercise import Exercise, NotAttempted, user_namespace
 from ._texts import Text
 
@@ -216,11 +216,11 @@ def served_catalogue() -> Any:
 
     Without importing the SDK: a learner who has not served anything yet pays nothing for it.
     """
-    runtime = sys.modules.get("mcp_notebook._runtime")
+    runtime = sys.modules.get("mcp_notebook.runtime._loop")
     server = runtime.current_server() if runtime is not None else None
     if server is not None:
         return server.catalogue
-    from .._catalogue import default_catalogue
+    from ..core._catalogue import default_catalogue
 
     return default_catalogue
 

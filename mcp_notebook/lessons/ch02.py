@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._text import t
+from ..core._text import t
 from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Vocabulary
 from ._exercise import Exercise, NotAttempted
 from ._texts import Text, register

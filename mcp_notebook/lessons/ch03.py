@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import t
+from ..core._text import t
 from ._answers import Classification, MultipleChoice, ShortAnswer
 from ._exercise import Exercise, NotAttempted, user_namespace
 from ._texts import Text, register

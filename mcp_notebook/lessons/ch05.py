@@ -11,7 +11,7 @@ import json
 import secrets
 from typing import Any
 
-from .._text import clip, t
+from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._texts import register
 from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue

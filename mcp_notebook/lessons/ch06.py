@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._text import t
+from ..core._text import t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._texts import Text, register
 from ._toolcheck import CALL_TIMEOUT, Param, Probe, ToolExercise, served_catalogue

@@ -11,7 +11,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .._text import clip, t
+from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank
 from ._texts import register
@@ -481,7 +481,7 @@ class ClientConfigExercise(Exercise):
 def _running_port() -> int | None:
     import sys
 
-    runtime = sys.modules.get("mcp_notebook._runtime")
+    runtime = sys.modules.get("mcp_notebook.runtime._loop")
     server = runtime.current_server() if runtime is not None else None
     return server.port if server is not None else None
 
@@ -492,7 +492,7 @@ def connect_with(url: str, headers: dict[str, str], *, timeout: float = CHECK_TI
     Like ``srv.check()``, but with the learner's headers instead of a token (a client sends what its
     configuration says, right or wrong).
     """
-    from .._configs import check_connection
+    from ..client._configs import check_connection
 
     return check_connection(url, None, headers=headers, timeout=timeout)
 

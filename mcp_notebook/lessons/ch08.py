@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._text import clip, t
+from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank, user_namespace
 from ._texts import Text, register
@@ -33,7 +33,7 @@ def _blocking(work: Callable[[], Awaitable[Any]], timeout: float) -> Any:
     On the kernel's main thread the wait keeps running tools queued for it (``run_in="kernel"``), so
     a checker calling the in-kernel server cannot deadlock with it.
     """
-    from .._runtime import runtime
+    from ..runtime._loop import runtime
 
     future = runtime.portal().start_task_soon(work)
     if threading.current_thread() is threading.main_thread():
@@ -1025,7 +1025,7 @@ async def _ask_through_sdk(url: str, name: str, mode: str, action: str, asked: l
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from .._runtime import runtime
+    from ..runtime._loop import runtime
 
     async def answer(context: Any, params: Any) -> Any:
         asked.append(getattr(params, "requested_schema", None))

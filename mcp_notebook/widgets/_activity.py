@@ -19,7 +19,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._text import t
+from ..core._text import t
 
 MAX_ENTRIES = 200
 MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export

@@ -13,8 +13,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._catalogue import Catalogue
-from .._text import add_messages, t
+from ..core._catalogue import Catalogue
+from ..core._text import add_messages, t
 
 add_messages(
     {
@@ -69,7 +69,7 @@ class CatalogueView(widgets.VBox):
         super().close()
 
     def _render(self) -> str:
-        from .._lint import lint
+        from ..lint._linter import lint
 
         findings: dict[str, list[Any]] = {}
         for finding in lint(self.catalogue):

@@ -18,8 +18,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._text import add_messages, t
-from .._views import media_type
+from ..client._results import media_type
+from ..core._text import add_messages, t
 
 add_messages(
     {

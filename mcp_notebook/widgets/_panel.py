@@ -9,10 +9,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._approval import ApprovalRequest
-from .._guards import visible, visible_html
-from .._identity import claims
-from .._text import add_messages, t
+from ..core._guards import visible, visible_html
+from ..core._identity import claims
+from ..core._text import add_messages, t
+from ..server._approval import ApprovalRequest
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
 from ._connect import ConnectView

@@ -16,9 +16,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._errors import ClientConnectionError, InvalidResultError, ProtocolError
-from .._text import add_messages, t
-from .._views import CallResult, PromptResult, ReadResult
+from ..client._results import CallResult, PromptResult, ReadResult
+from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
+from ..core._text import add_messages, t
 from ._content import EmbeddedResourceView, JsonTree, Reader, RecordsTable, block_widget, esc, records_of
 
 add_messages(

@@ -14,8 +14,8 @@ from typing import Any
 import anyio.to_thread
 import ipywidgets as widgets
 
-from .._arguments import argument_problems, compile_validator
-from .._text import add_messages, t
+from ..core._arguments import argument_problems, compile_validator
+from ..core._text import add_messages, t
 
 add_messages(
     {
@@ -108,7 +108,7 @@ class TryIt(widgets.VBox):
 
     def submit(self) -> Any:
         """Check the form; if it is right, call the tool in the background (returns the future, or None)."""
-        from .._runtime import runtime
+        from ..runtime._loop import runtime
 
         arguments, problems = self.arguments()
         self.problems.value = "".join(f"<div style='color:#b3261e'>{html.escape(p)}</div>" for p in problems)
@@ -117,7 +117,7 @@ class TryIt(widgets.VBox):
         return runtime.portal().start_task_soon(anyio.to_thread.run_sync, self._call, arguments)
 
     def _call(self, arguments: dict[str, Any]) -> Any:
-        from .._client import call
+        from ..client._calls import call
 
         result = call(self.entry.name, arguments)
         self.output.clear_output()

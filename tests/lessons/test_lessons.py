@@ -16,7 +16,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from nbclient import NotebookClient
 
 import mcp_notebook
-from mcp_notebook import Catalogue, ToolError, _text, set_language, tool
+from mcp_notebook import Catalogue, ToolError, set_language, tool
+from mcp_notebook.core import _text
 from mcp_notebook.lessons import Exercise, Feedback, ch00, ch01
 from tests.lessons.conftest import WordExerciseChecks
 

@@ -15,8 +15,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
-from mcp_notebook._audit import AuditLog
 from mcp_notebook.lessons import ch06
+from mcp_notebook.server._audit import AuditLog
 from tests.lessons.conftest import WordExerciseChecks
 
 RIGHT: dict[str, Any] = {

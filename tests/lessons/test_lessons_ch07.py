@@ -16,7 +16,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, set_language, tool
-from mcp_notebook._configs import check_connection, classify_failure, client_config
+from mcp_notebook.client._configs import check_connection, classify_failure, client_config
 from mcp_notebook.lessons import ch07
 from mcp_notebook.lessons.ch07 import connect_with
 from tests.lessons.conftest import WordExerciseChecks

@@ -27,7 +27,7 @@ import pytest
 from mcp_types import Implementation
 
 from mcp_notebook import Catalogue, serve, tool
-from mcp_notebook._approval import ApprovalRequest
+from mcp_notebook.server._approval import ApprovalRequest
 from tests.conftest import ERAS, Mode, connect, until
 
 pytestmark = pytest.mark.anyio
@@ -174,7 +174,7 @@ async def test_an_approval_prompt_shows_hidden_characters_instead_of_obeying_the
         """Send a file."""
         return "sent"
 
-    from mcp_notebook._terminal_approval import prompt  # what `mcp-notebook serve` asks at its terminal
+    from mcp_notebook.cli._terminal_approval import prompt  # what `mcp-notebook serve` asks at its terminal
 
     panel = asking.panel()
     shown = Shown(asking)

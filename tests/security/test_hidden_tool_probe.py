@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from mcp_notebook import Catalogue, Context, serve, tool
-from mcp_notebook._audit import AuditLog
+from mcp_notebook.server._audit import AuditLog
 from tests.conftest import INITIALIZE
 from tests.security.conftest import post_modern, reply
 

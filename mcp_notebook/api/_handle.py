@@ -1,0 +1,220 @@
+"""`ServerHandle`: what `serve()` (and ``%mcp_serve``) hands the user for the server it started.
+
+The handle is the user's view of one in-kernel server: its URL and token, the clients it lets in
+(each with a token of its own), the recent calls and activity, the approval policy and its pending
+calls, ready-to-paste client configurations, a connection check, the status panel, and `stop`. Starting and stopping the server itself, and the
+loop it runs on, belong to `mcp_notebook.runtime._loop`, which gives the handle its ``_stop``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ..core._catalogue import Catalogue
+from ..core._identity import OWNER
+from ..core._text import t
+from ..server._activity import CallRecord
+from ..server._approval import ApprovalPolicy, ApprovalRequest
+from ..server._protocol import ToolServer
+from ..server.http._gate import MCP_PATH
+
+
+class ServerHandle:
+    """A running (or stopped) in-kernel MCP server.
+
+    Attributes
+    ----------
+    url:
+        The MCP endpoint, e.g. ``http://127.0.0.1:8765/mcp`` (no token in it).
+    token:
+        The server token: the owner's credential (identity ``"owner"``), sent as
+        ``Authorization: Bearer <token>`` or ``?token=``. Give each AI client its own token instead
+        (`add_client`, `client_config`): then the activity log, approvals and everything a client
+        keeps (handles, idempotency keys, large results) are that client's.
+    name:
+        The server's name, which scopes stored results (idempotency keys) to this notebook.
+    calls:
+        The most recent tool calls, newest last (`CallRecord`).
+    """
+
+    def __init__(
+        self, tools: ToolServer, *, host: str, port: int, token: str, run_in: str, name: str = "mcp-notebook"
+    ) -> None:
+        self._tools = tools
+        self.name = name
+        self.host = host
+        self.port = port
+        self.token = token
+        self.run_in = run_in
+        url_host = f"[{host}]" if ":" in host else host
+        self.url = f"http://{url_host}:{port}{MCP_PATH}"
+        self._stop: Callable[[], None] | None = None
+        self._panel: Any = None
+        self.running = False
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return self._tools.catalogue
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        return list(self._tools.calls)
+
+    @property
+    def tool_server(self) -> ToolServer:
+        return self._tools
+
+    @property
+    def approval(self) -> ApprovalPolicy:
+        """The approval policy: ``.mode``, ``.timeout``, ``.allowed`` (tools always allowed)."""
+        return self._tools.approval
+
+    # -- clients and their credentials ------------------------------------------------------------
+    def add_client(self, name: str, *, token: str | None = None) -> str:
+        """Let the client `name` in with a token of its own, and return that token.
+
+        The token is the client's identity: `mcp_notebook.current_client` returns `name` for its
+        calls, the activity log and approval prompts show it, and what it makes (handles,
+        idempotency keys, large results, "always allow") is its own. What the client says about
+        itself (``clientInfo.name``) is only shown, as a claim.
+
+        Asking again for the same `name` returns the same token (re-running the cell does not
+        break a client already set up); to replace a token, `revoke_client` first.
+
+        Parameters
+        ----------
+        name:
+            1-64 letters, digits, ``.``, ``_`` or ``-`` (``"claude-code"``, ``"alice"``).
+            ``"notebook"`` and ``"owner"`` are reserved.
+        token:
+            Use this token (at least 16 characters) instead of a random one, e.g. to keep a client's
+            configuration valid across kernel restarts. Read it from a file or the environment, never
+            write it into a cell.
+
+        Raises
+        ------
+        ValueError
+            The name is malformed or reserved, or the token is too short or another identity's.
+        """
+        return self._tools.identities.add(name, token)
+
+    def revoke_client(self, name: str) -> None:
+        """Refuse the client `name` from its next request on (HTTP 401), open sessions included.
+
+        Raises
+        ------
+        KeyError
+            There is no client of that name (the message lists those there are).
+        """
+        self._tools.identities.revoke(name)
+
+    @property
+    def clients(self) -> list[str]:
+        """The names of the clients that have a token of their own (`add_client`), sorted."""
+        return self._tools.identities.clients()
+
+    def client_config(self, name: str, *, server_name: str = "notebook", identity: str | None = None) -> str:
+        """Ready-to-paste configuration for an AI client, with this server's URL and the client's own token.
+
+        `name`: ``"claude-code"``, ``"claude-desktop"`` (through the stdio bridge), ``"cursor"``,
+        ``"vscode"`` or ``"inspector"``. The configuration carries the token of the client
+        `identity` (default: `name` itself), made on first use and the same on every later call
+        (`add_client`); ``identity="owner"`` writes the server token instead. `server_name`: the name
+        the client shows for this server. On a remote kernel (Binder, JupyterHub) it starts with a
+        warning that a desktop client cannot reach it.
+        """
+        from ..client._configs import CLIENTS, client_config
+
+        if name not in CLIENTS:
+            return client_config(name, self.url, None)  # raises the error that lists the known clients
+        who = identity if identity is not None else name
+        token = self.token if who == OWNER else self.add_client(who)
+        return client_config(name, self.url, token, server_name=server_name)
+
+    def check(self, timeout: float = 10.0, *, identity: str | None = None) -> Any:
+        """Connect the way a client would and report success, or the precise failure and its fix.
+
+        With the server token, or with the token of the client `identity` (`add_client`; KeyError
+        if there is none).
+        """
+        from ..client._configs import check_connection
+
+        token: str | None = self.token
+        if identity is not None and identity != OWNER:
+            token = self._tools.identities.token_of(identity)
+            if token is None:
+                raise self._tools.identities.unknown(identity)
+        return check_connection(self.url, token, timeout=timeout)
+
+    @property
+    def activity(self) -> list[CallRecord]:
+        """Every recent request (lists, reads, prompts ... and tool calls), newest last."""
+        return list(self._tools.activity)
+
+    @property
+    def audit_error(self) -> str | None:
+        """Why the audit log could not be written last time (None while writing works)."""
+        return self._tools.guards.audit_error
+
+    def export_activity(self, path: str | os.PathLike[str]) -> int:
+        """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count.
+
+        Secrets are redacted as in the audit log (by argument name and by what a value looks like:
+        tokens, keys, passwords in URLs ...), and the file is readable by its owner only.
+        """
+        import json
+
+        from ..core._guards import redact
+
+        calls = self.activity
+        # O_CREAT with 0o600, and fchmod for a file that was already there with wider permissions.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as out:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
+            for record in calls:
+                out.write(json.dumps(redact(record.to_json()), ensure_ascii=False, default=str) + "\n")
+        return len(calls)
+
+    def panel(self) -> Any:
+        """A widget with the server's status, approval prompts and activity log (display it).
+
+        One panel per server: showing it again (``%mcp_serve`` run twice) shows the same one, so
+        the server never feeds two.
+        """
+        from ..widgets import ServerPanel
+
+        if self._panel is None:
+            self._panel = ServerPanel(self)
+        return self._panel
+
+    @property
+    def pending(self) -> list[ApprovalRequest]:
+        """Calls waiting for a person: ``srv.pending[0].approve()`` / ``.deny()`` / ``.always_allow()``."""
+        return list(self._tools.approval.pending)
+
+    def stop(self) -> None:
+        """Stop serving and free the port. Does nothing if already stopped."""
+        stop, self._stop = self._stop, None
+        if stop is not None:
+            stop()
+            if self._panel is not None:
+                self._panel.stopped()
+
+    def status(self) -> str:
+        if not self.running:
+            return t("serve.status_stopped")
+        status = t("serve.status_running", url=self.url, tools=len(self.catalogue), run_in=self.run_in)
+        if self.approval.mode == "auto":
+            status += "\n" + t("approval.auto_warning")
+        return status
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        approval = self.approval.mode
+        return (
+            f"<MCP server {self.url} ({state}, tools={len(self.catalogue)}, run_in={self.run_in!r}, "
+            f"approval={approval!r})>"
+        )

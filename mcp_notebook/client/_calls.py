@@ -1,0 +1,235 @@
+"""A synchronous client for magics and plain Python: call tools on any MCP server.
+
+Targets: the in-kernel server (default), any Streamable HTTP URL, or a stdio command. Each public
+function here (`call`, `list_tools`, `read_resource`, ...) names one SDK call and turns its answer
+into JSON dicts or a result view (`CallResult`, `ReadResult`, `PromptResult`). What they all share
+lives apart: sending a request and waiting for it (`_client_requests`), and the open connection
+to each target (`_client_connections`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._requests import DEFAULT_TIMEOUT, request
+from ._results import CallResult, PromptResult, ReadResult
+
+
+def call(
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+    confirm: bool = False,
+    on_progress: Callable[[float, float | None, str | None], None] | None = None,
+) -> Any:
+    """Call the tool `name` and return its result.
+
+    Parameters
+    ----------
+    name, arguments:
+        The tool and its arguments (a dict of JSON values).
+    url, token:
+        Reach any Streamable HTTP server instead of the in-kernel one. Without `url`, the call goes
+        to the in-kernel server as the notebook itself (identity ``"notebook"``), or, given a
+        `token`, as the identity that token proves (a client's, from ``srv.add_client``).
+    stdio:
+        A command line that starts a stdio MCP server, instead of a URL. With `token`, the command
+        gets the token in its environment as ``MCP_NOTEBOOK_TOKEN`` (how ``mcp-notebook bridge``
+        reads it), never on its command line.
+    mode:
+        ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
+    timeout:
+        Seconds to wait for the answer.
+    on_progress:
+        ``on_progress(progress, total, message)`` for each progress notification of the call
+        (called on the client's thread).
+    confirm:
+        Do not call yet: return a `PendingCall` at once that shows Approve / Deny and runs the
+        call only when approved (``.result()``, ``await``, ``.approve()``, ``.deny()``).
+
+    Raises
+    ------
+    ProtocolError
+        The server answered with a JSON-RPC error (e.g. ``-32602`` for an unknown tool).
+    ClientConnectionError
+        The server could not be reached, or did not answer in time.
+    """
+
+    if confirm:
+        from ._pending import PendingCall
+
+        options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
+        return PendingCall(name, dict(arguments or {}), options)
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        if on_progress is not None:
+            on_progress(value, total, message)
+
+    async def do(client: Any) -> Any:
+        return await client.call_tool(name, arguments or {}, progress_callback=progress)
+
+    def finish(result: Any) -> CallResult:
+        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return CallResult(
+            tool=name,
+            content=raw.get("content", []),
+            structured_content=raw.get("structuredContent"),
+            is_error=bool(raw.get("isError")),
+            raw=raw,
+        )
+
+    return request(
+        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, finish=finish, label=name
+    )
+
+
+def list_tools(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[dict[str, Any]]:
+    """Every tool the target lists (all pages), as JSON dicts."""
+
+    async def do(client: Any) -> list[dict[str, Any]]:
+        return await _all_pages(client.list_tools, "tools")
+
+    result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return result
+
+
+async def _all_pages(method: Any, attribute: str) -> list[dict[str, Any]]:
+    """Every item of a paginated */list, following nextCursor to the end."""
+    items: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await method(cursor=cursor)
+        items.extend(_dump(item) for item in getattr(page, attribute))
+        cursor = page.next_cursor
+        if not cursor:
+            return items
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped
+
+
+def read_resource(
+    uri: str,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> ReadResult:
+    """Read the resource at `uri` (``resources/read``). Targets as in `call`.
+
+    Raises
+    ------
+    ProtocolError
+        For example an unknown URI (``-32002`` on 2025-11-25, ``-32602`` on 2026-07-28).
+    """
+
+    async def do(client: Any) -> Any:
+        return await client.read_resource(uri)
+
+    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return ReadResult(uri=uri, contents=_dump(result).get("contents", []))
+
+
+def get_prompt(
+    name: str,
+    arguments: dict[str, str] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> PromptResult:
+    """Get the prompt `name` filled with `arguments` (``prompts/get``). Targets as in `call`."""
+
+    async def do(client: Any) -> Any:
+        return await client.get_prompt(name, {key: str(value) for key, value in (arguments or {}).items()})
+
+    raw = _dump(request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout))
+    return PromptResult(
+        name=name, messages=raw.get("messages", []), description=raw.get("description"), raw=raw
+    )
+
+
+def list_resources(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> dict[str, list[dict[str, Any]]]:
+    """All resources and resource templates of the target: ``{"resources": [...], "templates": [...]}``."""
+
+    async def do(client: Any) -> dict[str, list[dict[str, Any]]]:
+        return {
+            "resources": await _all_pages(client.list_resources, "resources"),
+            "templates": await _all_pages(client.list_resource_templates, "resource_templates"),
+        }
+
+    listed: dict[str, list[dict[str, Any]]] = request(
+        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
+    )
+    return listed
+
+
+def list_prompts(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[dict[str, Any]]:
+    """Every prompt the target lists (all pages), as JSON dicts."""
+
+    async def do(client: Any) -> list[dict[str, Any]]:
+        return await _all_pages(client.list_prompts, "prompts")
+
+    listed: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return listed
+
+
+def complete(
+    ref: str,
+    argument: str,
+    value: str = "",
+    *,
+    context: dict[str, str] | None = None,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[str]:
+    """Completions for an argument of a prompt (`ref` = its name) or a resource template (`ref` = its URI)."""
+    import mcp_types as types
+
+    reference: Any = (
+        types.ResourceTemplateReference(type="ref/resource", uri=ref)
+        if "://" in ref
+        else types.PromptReference(type="ref/prompt", name=ref)
+    )
+
+    async def do(client: Any) -> Any:
+        return await client.complete(reference, {"name": argument, "value": value}, context_arguments=context)
+
+    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    return list(result.completion.values)

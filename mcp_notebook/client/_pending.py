@@ -1,0 +1,147 @@
+"""A call that waits for the person at the notebook: ``%mcp_call --confirm`` / ``call(..., confirm=True)``.
+
+A cell that blocks waiting for a button click never receives the click (ipykernel), so a pending
+call returns at once, shows Approve / Deny in its own output, and runs only when approved. The
+result is collected later: ``pending.result(timeout)`` in a later cell, ``await pending``, or by
+clicking; ``.approve()`` and ``.deny()`` decide from code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import html
+import json
+import threading
+from typing import Any
+
+import anyio.to_thread
+import ipywidgets as widgets
+
+from ..core._errors import MCPNotebookError
+from ..core._guards import visible_html
+from ..core._text import add_messages, t
+
+add_messages(
+    {
+        "pending.asks": {
+            "en": "Run the tool {tool} with these arguments?",
+            "ko": "도구 {tool}을(를) 이 인자로 실행할까요?",
+        },
+        "pending.waiting": {"en": "waiting for a decision", "ko": "결정을 기다리는 중"},
+        "pending.approve": {"en": "Approve", "ko": "승인"},
+        "pending.deny": {"en": "Deny", "ko": "거절"},
+        "pending.running": {"en": "running", "ko": "실행 중"},
+        "pending.done": {"en": "done", "ko": "완료"},
+        "pending.denied": {"en": "denied", "ko": "거절됨"},
+        "pending.undecided": {
+            "en": "The call to {tool!r} has not been approved yet: click Approve above (or call .approve()), then ask for the result.",
+            "ko": "{tool!r} 호출이 아직 승인되지 않았습니다. 위의 승인 버튼을 누르거나 .approve()를 부른 뒤 결과를 요청하세요.",
+        },
+        "pending.was_denied": {
+            "en": "The call to {tool!r} was denied, so it did not run.",
+            "ko": "{tool!r} 호출을 거절했으므로 실행하지 않았습니다.",
+        },
+    }
+)
+
+
+class CallDenied(MCPNotebookError):
+    """The person denied a pending call; it never ran."""
+
+
+class PendingCall(widgets.VBox):
+    """A tool call shown with Approve / Deny; it runs only once approved."""
+
+    def __init__(self, name: str, arguments: dict[str, Any], options: dict[str, Any]) -> None:
+        self.tool = name
+        self.arguments = arguments
+        self._options = options
+        self._future: concurrent.futures.Future[Any] | None = None
+        self._decided = threading.Event()
+        self._lock = threading.Lock()
+        self.decision: str | None = None
+        shown = json.dumps(arguments, ensure_ascii=False, indent=2)
+        # Arguments may come from kernel variables ($name): hidden characters are shown, not hidden.
+        question = widgets.HTML(
+            f"<b>{visible_html(t('pending.asks', tool=name))}</b><pre>{visible_html(shown)}</pre>"
+        )
+        self.approve_button = widgets.Button(description=t("pending.approve"), button_style="success")
+        self.deny_button = widgets.Button(description=t("pending.deny"), button_style="danger")
+        self.status = widgets.HTML(f"<i>{html.escape(t('pending.waiting'))}</i>")
+        self.output = widgets.Output()
+        self.approve_button.on_click(lambda _: self.approve())
+        self.deny_button.on_click(lambda _: self.deny())
+        buttons = widgets.HBox([self.approve_button, self.deny_button, self.status])
+        super().__init__([question, buttons, self.output])
+
+    def approve(self) -> None:
+        """Run the call now (in the background: this returns at once)."""
+        from ..runtime._loop import runtime
+
+        if not self._decide("approved"):
+            return
+        self.status.value = f"<i>{html.escape(t('pending.running'))}</i>"
+        # A worker thread of the runtime's loop makes the (blocking) client call, so neither the
+        # click handler nor the kernel waits; the in-kernel server answers from its own thread.
+        self._future = runtime.portal().start_task_soon(anyio.to_thread.run_sync, self._run)
+
+    def deny(self) -> None:
+        """Do not run the call."""
+        if self._decide("denied"):
+            self.status.value = f"<i>{html.escape(t('pending.denied'))}</i>"
+
+    def _decide(self, decision: str) -> bool:
+        with self._lock:
+            if self.decision is not None:
+                return False  # the first decision counts
+            self.decision = decision
+        for button in (self.approve_button, self.deny_button):
+            button.disabled = True
+        self._decided.set()
+        return True
+
+    def _run(self) -> Any:
+        from ._calls import call
+
+        try:
+            result = call(self.tool, self.arguments, **self._options)
+        finally:
+            self.status.value = f"<i>{html.escape(t('pending.done'))}</i>"
+        # Output.append_display_data is the thread-safe way to show something in this widget.
+        self.output.append_display_data(result)
+        return result
+
+    def result(self, timeout: float | None = 60.0) -> Any:
+        """The call's result once approved (waits up to `timeout` seconds for it to finish).
+
+        Raises
+        ------
+        CallDenied
+            The call was denied.
+        MCPNotebookError
+            No decision yet: blocking here would never let a click through, so it says so at once.
+        """
+        from ..runtime._loop import runtime
+
+        if self.decision == "denied":
+            raise CallDenied(t("pending.was_denied", tool=self.tool))
+        if self._future is None:
+            raise MCPNotebookError(t("pending.undecided", tool=self.tool))
+        if threading.current_thread() is threading.main_thread():
+            return runtime.kernel_pump.wait(self._future, timeout)
+        return self._future.result(timeout)
+
+    def __await__(self) -> Any:
+        return self._wait_async().__await__()
+
+    async def _wait_async(self) -> Any:
+        # An awaiting cell lets clicks through (ipykernel 7.4): wait for the decision, then the result.
+        await asyncio.get_running_loop().run_in_executor(None, self._decided.wait)
+        if self.decision == "denied" or self._future is None:
+            raise CallDenied(t("pending.was_denied", tool=self.tool))
+        return await asyncio.wrap_future(self._future)
+
+    def __repr__(self) -> str:
+        state = self.decision or "pending"
+        return f"<pending call {self.tool} {json.dumps(self.arguments, ensure_ascii=False)}: {state}>"

@@ -1,0 +1,135 @@
+"""One synchronous request to a target, over the pool's connection for it.
+
+The request runs on the runtime's background loop while the calling thread waits. A cell waiting
+for an answer from the in-kernel server keeps running queued ``run_in="kernel"`` calls, so it
+cannot deadlock with the server it is calling; and when the server asks a person for input
+meanwhile, the wait stops so the question can be shown. SDK and transport errors become this
+package's exceptions here, in one place for every public function of `_client`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import anyio
+
+from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
+from ..core._text import t
+from ..runtime._execution import STOPPED
+from ..runtime._loop import runtime
+from ._connections import describe_error, get_pool, resolve_target
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def _wait(future: Any, timeout: float, target: str) -> Any:
+    """The future's result; or `STOPPED` when the server asked for a person's input meanwhile."""
+    from . import _questions as _asks
+
+    try:
+        if threading.current_thread() is threading.main_thread():
+            unregister = _asks.on_request(runtime.kernel_pump.wake)
+            try:
+                return runtime.kernel_pump.wait(future, timeout, stop=lambda: not _asks.inbox.empty())
+            finally:
+                unregister()
+        woken = threading.Event()
+        future.add_done_callback(lambda _: woken.set())
+        unregister = _asks.on_request(woken.set)
+        try:
+            if not woken.wait(timeout):
+                raise TimeoutError
+            if not future.done():
+                return STOPPED
+            return future.result()
+        finally:
+            unregister()
+    except TimeoutError:
+        future.cancel()
+        raise ClientConnectionError(t("client.timeout", target=target, seconds=timeout)) from None
+
+
+def _finishing(finish: Callable[[Any], Any] | None, target: str) -> Callable[[Any], Any]:
+    """`finish` for a result that arrives later (given its future), translating errors as `request` does."""
+    from mcp.shared.exceptions import MCPError
+
+    def done(future: Any) -> Any:
+        try:
+            raw = future.result()
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
+        except (RuntimeError, ValueError) as exc:
+            raise InvalidResultError(
+                t("client.invalid_result", target=target, error=describe_error(exc))
+            ) from None
+        return raw if finish is None else finish(raw)
+
+    return done
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_is_connection_error(inner) for inner in exc.exceptions)
+    name = type(exc).__module__
+    return isinstance(
+        exc, OSError | anyio.ClosedResourceError | anyio.BrokenResourceError
+    ) or name.startswith(("httpx", "httpcore"))
+
+
+def request(
+    fn: Callable[[Any], Coroutine[Any, Any, Any]],
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    stdio: str | None = None,
+    mode: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT,
+    finish: Callable[[Any], Any] | None = None,
+    label: str = "",
+) -> Any:
+    """Run ``await fn(client)`` against the target and return ``finish(result)`` (sync).
+
+    If the server asks for a person's input meanwhile, a `CallInProgress` is returned instead.
+    """
+    from mcp.shared.exceptions import MCPError
+
+    key, open_client, target = resolve_target(url, token, stdio, mode)
+    pool = get_pool()
+    for attempt in (1, 2):
+        connection = pool.get(key, open_client, target, timeout)
+        future = runtime.portal().start_task_soon(fn, connection.client)
+        try:
+            outcome = _wait(future, timeout, target)
+            if outcome is STOPPED:
+                # A person must answer first: stop waiting, show the question(s), finish later.
+                from ._questions import CallInProgress, take_questions
+
+                return CallInProgress(label or target, take_questions(), future, _finishing(finish, target))
+            return outcome if finish is None else finish(outcome)
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
+        except ClientConnectionError:
+            pool.drop(key)
+            raise
+        except (RuntimeError, ValueError) as exc:
+            # The SDK client checks what it receives (output schemas, result shapes): the server
+            # answered, but wrongly. Not a connection problem: say so, and keep the connection.
+            if not _is_connection_error(exc):
+                raise InvalidResultError(
+                    t("client.invalid_result", target=target, error=describe_error(exc))
+                ) from None
+            pool.drop(key)
+            if attempt == 2:
+                raise ClientConnectionError(
+                    t("client.unreachable", target=target, error=describe_error(exc))
+                ) from exc
+        except Exception as exc:
+            # A broken connection (server restarted, process gone): reconnect once, then give up.
+            pool.drop(key)
+            if attempt == 2:
+                raise ClientConnectionError(
+                    t("client.unreachable", target=target, error=describe_error(exc))
+                ) from exc
+    raise AssertionError("unreachable")

@@ -1,0 +1,387 @@
+"""What a running tool can do with the client that called it: report progress, log, ask.
+
+A tool (or prompt) asks for a `Context` with a parameter annotated ``Context``; that parameter is
+not part of the input schema, and the server passes it in::
+
+    @tool
+    def plan_trip(city: str, ctx: Context) -> str:
+        ctx.progress(0, total=2, message="checking the weather")
+        answer = ctx.elicit("How many nights?", {"nights": int})
+        if not answer.accepted:
+            return "No trip planned."
+        ...
+
+The protocol eras ask the client differently, and the same tool code serves both:
+
+- 2025-11-25 (handshake era): the server sends ``elicitation/create``, ``sampling/createMessage`` or
+  ``roots/list`` to the client on the call's own response stream, and the tool waits for the answer.
+- 2026-07-28 (stateless era): a server may not send requests. The call ends with
+  ``resultType: "input_required"``, the questions, and a ``requestState`` that the SDK seals
+  (encrypted and authenticated: a client cannot forge or edit it). The client asks its user or model
+  and calls again with ``inputResponses``; the tool then runs again from the top and each question
+  returns its answer (earlier answers travel inside the sealed state). So: change things *after*
+  the questions, not before.
+
+Sync tools call the plain methods (from a worker thread, or the kernel's thread); ``async def``
+tools await the ``a``-prefixed ones (``await ctx.aelicit(...)``), which never block the server loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ._identity import identity_of
+from ._questions import (
+    CAPABILITY,
+    ELICIT,
+    KEY_PREFIX,
+    ROOTS,
+    SAMPLE,
+    UNANSWERED,
+    Elicitation,
+    InputRequired,
+    ProtocolRefusal,
+    form_schema,
+    parse_answer,
+    state_of,
+    this_rounds_answers,
+)
+from ._text import add_messages, t
+
+__all__ = ["Context"]
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+add_messages(
+    {
+        "context.on_loop": {
+            "en": "Context.{method}() blocks until the client answers, and this `async def` tool runs on the "
+            "server's event loop. Use `await ctx.a{method}(...)` instead.",
+            "ko": "Context.{method}()는 클라이언트가 답할 때까지 기다리는데, 이 `async def` 도구는 서버의 이벤트 "
+            "루프에서 실행됩니다. 대신 `await ctx.a{method}(...)`를 쓰세요.",
+        },
+        "context.in_cell": {
+            "en": "Context.{method}() cannot ask from here: this tool runs on the kernel's thread "
+            "(run_in='kernel') for a cell that is waiting for it, so no form could be shown until the "
+            "cell ends. Define the tool with run_in='thread' (the default) to ask from a notebook call, "
+            "or call it from an outside client.",
+            "ko": "Context.{method}()는 여기서 물을 수 없습니다. 이 도구는 자기를 기다리는 셀을 위해 커널의 "
+            "스레드(run_in='kernel')에서 실행 중이라, 셀이 끝나기 전에는 입력 폼을 보여 줄 수 없습니다. "
+            "노트북에서 부르며 묻게 하려면 도구를 run_in='thread'(기본값)로 정의하거나, 바깥 클라이언트에서 "
+            "부르세요.",
+        },
+        "context.missing_capability": {
+            "en": "This tool needs the client's {capability!r} capability (to send {method}), and the client "
+            "did not declare it. Use a client that supports {capability}, or call a tool that does not "
+            "need it.",
+            "ko": "이 도구는 클라이언트의 {capability!r} 기능이 필요하지만({method} 요청), 클라이언트가 이 기능을 "
+            "선언하지 않았습니다. {capability}을(를) 지원하는 클라이언트를 쓰거나, 이 기능이 필요 없는 도구를 "
+            "호출하세요.",
+        },
+        "context.bad_level": {
+            "en": "Unknown log level {level!r}: use one of {levels}.",
+            "ko": "알 수 없는 로그 수준 {level!r}: {levels} 중 하나를 쓰세요.",
+        },
+        "context.bad_request": {
+            "en": "Context.ask() takes {{key: request}} with requests made by Context.elicitation(), "
+            "Context.sampling() or Context.roots(); got {what!r} for key {key!r}.",
+            "ko": "Context.ask()에는 Context.elicitation(), Context.sampling(), Context.roots()로 만든 요청을 "
+            "{{키: 요청}} 형태로 넘기세요. 키 {key!r}에 {what!r}이(가) 왔습니다.",
+        },
+    }
+)
+
+
+class Context:
+    """The call in progress, as a tool sees it. Made by the server for each call; never built by hand.
+
+    Attributes
+    ----------
+    client:
+        Who is calling, as its credential proves it: ``"notebook"``, ``"owner"`` or the name given
+        to ``srv.add_client(name)`` (the same as `mcp_notebook.current_client`).
+    claimed_client:
+        The name the client gives itself (``clientInfo.name``), or ``None``: a claim, fine to show,
+        never to trust.
+    protocol_version:
+        The protocol version of this request (``"2025-11-25"``, ``"2026-07-28"`` ...).
+    """
+
+    def __init__(
+        self,
+        request: Any,
+        *,
+        stateless: bool,
+        answers: Mapping[str, Any] | None = None,
+        responses: Mapping[str, Any] | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        self._request = request  # the SDK's ServerRequestContext of this call
+        self._stateless = stateless
+        self._answers: dict[str, Any] = dict(answers or {})  # earlier rounds, from the sealed state
+        self._responses: dict[str, Any] = dict(responses or {})  # this round's inputResponses
+        self._log_level = log_level  # a handshake-era session's logging/setLevel
+        self._counts: dict[str, int] = {}
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._pending: set[concurrent.futures.Future[Any]] = set()
+        params = request.session.client_params
+        self.client: str = identity_of(request).name
+        self.claimed_client: str | None = params.client_info.name if params is not None else None
+        self.protocol_version: str = request.protocol_version
+
+    @classmethod
+    def of_request(cls, request: Any, *, log_level: str | None = None) -> Context:
+        """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
+        round (``inputResponses``, only those to the questions the round asked) and of earlier ones
+        (inside the verified, unsealed ``requestState``)."""
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        stateless = request.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+        params = request.params or {}
+        state = state_of(params.get("requestState")) if stateless else {}
+        answers = state.get("answers")
+        responses = this_rounds_answers(state, params.get("inputResponses")) if stateless else None
+        return cls(
+            request,
+            stateless=stateless,
+            answers=answers if isinstance(answers, dict) else None,
+            responses=responses if isinstance(responses, dict) else None,
+            log_level=log_level,
+        )
+
+    # -- what the client can do ---------------------------------------------------------------
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared, as JSON (``{"elicitation": {...}, ...}``)."""
+        capabilities = self._request.session.client_capabilities
+        if capabilities is None:
+            return {}
+        dumped: dict[str, Any] = capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+    def supports(self, capability: Literal["elicitation", "sampling", "roots"]) -> bool:
+        """Whether the client declared `capability`: ask only what it can answer."""
+        return capability in self.client_capabilities
+
+    # -- notifications ------------------------------------------------------------------------
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the client how far the call is (sent only if the client asked for progress)."""
+        self._block("progress", self.aprogress(progress, total, message))
+
+    async def aprogress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        await self._request.session.report_progress(progress, total, message)
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send a log message to the client (``notifications/message``), if it wants that level.
+
+        Handshake era: levels below the session's ``logging/setLevel`` are dropped. 2026-07-28: sent
+        only when the request opted in with ``_meta["io.modelcontextprotocol/logLevel"]``.
+        """
+        self._block("log", self.alog(level, data, logger))
+
+    async def alog(self, level: str, data: Any, logger: str | None = None) -> None:
+        if level not in LOG_LEVELS:
+            raise ValueError(t("context.bad_level", level=level, levels=", ".join(LOG_LEVELS)))
+        if not self._wants(level):
+            return
+        import mcp_types as types
+
+        notification = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(level=level, data=data, logger=logger)  # type: ignore[arg-type]
+        )
+        await self._request.session.send_notification(
+            notification, related_request_id=self._request.request_id
+        )
+
+    def _wants(self, level: str) -> bool:
+        if self._stateless:
+            from mcp.server.connection import allowed_log_levels
+
+            return level in allowed_log_levels(self.protocol_version, self._request.meta)
+        floor = self._log_level or LOG_LEVELS[0]
+        return LOG_LEVELS.index(level) >= LOG_LEVELS.index(floor)
+
+    # -- questions ----------------------------------------------------------------------------
+    @staticmethod
+    def elicitation(message: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+        """An ``elicitation/create`` request (form mode), for `ask`."""
+        return {"method": ELICIT, "params": {"message": message, "requestedSchema": form_schema(schema)}}
+
+    @staticmethod
+    def sampling(prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None) -> dict[str, Any]:
+        """A ``sampling/createMessage`` request (one user message), for `ask`."""
+        params: dict[str, Any] = {
+            "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+            "maxTokens": max_tokens,
+        }
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        return {"method": SAMPLE, "params": params}
+
+    @staticmethod
+    def roots() -> dict[str, Any]:
+        """A ``roots/list`` request, for `ask`."""
+        return {"method": ROOTS}
+
+    def elicit(self, message: str, schema: Mapping[str, Any], *, key: str | None = None) -> Elicitation:
+        """Ask the person at the client to fill in a form; their `Elicitation` (accept/decline/cancel)."""
+        answer: Elicitation = self._block("elicit", self.aelicit(message, schema, key=key))
+        return answer
+
+    async def aelicit(
+        self, message: str, schema: Mapping[str, Any], *, key: str | None = None
+    ) -> Elicitation:
+        request = self.elicitation(message, schema)
+        answer: Elicitation = (await self.aask({key or self._key(ELICIT): request})).popitem()[1]
+        return answer
+
+    def sample(
+        self, prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None, key: str | None = None
+    ) -> str:
+        """Ask the client's language model; the text of its reply."""
+        text: str = self._block(
+            "sample", self.asample(prompt, max_tokens=max_tokens, system_prompt=system_prompt, key=key)
+        )
+        return text
+
+    async def asample(
+        self, prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None, key: str | None = None
+    ) -> str:
+        request = self.sampling(prompt, max_tokens=max_tokens, system_prompt=system_prompt)
+        text: str = (await self.aask({key or self._key(SAMPLE): request})).popitem()[1]
+        return text
+
+    def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (folders it lets servers see), as ``[{"uri": ..., "name": ...}]``."""
+        roots: list[dict[str, Any]] = self._block("list_roots", self.alist_roots(key=key))
+        return roots
+
+    async def alist_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        roots: list[dict[str, Any]] = (await self.aask({key or self._key(ROOTS): self.roots()})).popitem()[1]
+        return roots
+
+    def ask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """Several questions at once (one round on 2026-07-28); answers by key.
+
+        An elicitation answers an `Elicitation`, a sampling request the reply's text, a roots request
+        the list of roots.
+        """
+        answers: dict[str, Any] = self._block("ask", self.aask(requests))
+        return answers
+
+    async def aask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        for key, request in requests.items():
+            if not isinstance(request, Mapping) or request.get("method") not in CAPABILITY:
+                raise TypeError(t("context.bad_request", key=key, what=request))
+            self._require(request["method"])
+        if self._stateless:
+            return self._answered(requests)
+        return {key: await self._push(request) for key, request in requests.items()}
+
+    def _answered(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        missing: dict[str, dict[str, Any]] = {}
+        for key, request in requests.items():
+            raw = self._responses[key] if key in self._responses else self._answers.get(key)
+            value = parse_answer(request["method"], raw)
+            if value is UNANSWERED:
+                missing[key] = dict(request)
+            else:
+                found[key] = value
+                self._answers[key] = raw  # carried to later rounds in the sealed state
+        if missing:
+            raise InputRequired(missing, dict(self._answers))
+        return found
+
+    async def _push(self, request: Mapping[str, Any]) -> Any:
+        import mcp_types as types
+        from mcp.shared.message import ServerMessageMetadata
+
+        method = request["method"]
+        shapes: dict[str, tuple[Any, Any]] = {
+            ELICIT: (types.ElicitRequest, types.ElicitResult),
+            SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
+            ROOTS: (types.ListRootsRequest, types.ListRootsResult),
+        }
+        request_type, result_type = shapes[method]
+        typed = request_type.model_validate({"method": method, "params": request.get("params")})
+        # related_request_id: on the call's own stream, where the client is listening right now.
+        result = await self._request.session.send_request(
+            typed, result_type, metadata=ServerMessageMetadata(related_request_id=self._request.request_id)
+        )
+        value = parse_answer(method, result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return None if value is UNANSWERED else value
+
+    def _require(self, method: str) -> None:
+        capability = CAPABILITY[method]
+        if not self.supports(capability):  # type: ignore[arg-type]
+            raise ProtocolRefusal(
+                -32021,
+                t("context.missing_capability", capability=capability, method=method),
+                {"requiredCapabilities": {capability: {}}},
+            )
+
+    def _key(self, method: str) -> str:
+        # The n-th question of its kind in this run: the same on every re-run of the same tool.
+        self._counts[method] = count = self._counts.get(method, 0) + 1
+        return f"{KEY_PREFIX[method]}-{count}"
+
+    # -- threads --------------------------------------------------------------------------------
+    def _block(self, method: str, coroutine: Any) -> Any:
+        """Run `coroutine` on the server loop and wait for it: from a tool's worker or kernel thread."""
+        if threading.get_ident() == self._loop_thread:
+            coroutine.close()
+            raise RuntimeError(t("context.on_loop", method=method))
+        if method not in ("progress", "log") and _cell_waiting():
+            # The kernel's thread runs this tool for a cell that waits in %mcp_call: the form that
+            # asks the person could never be shown (the cell would have to end first).
+            coroutine.close()
+            raise RuntimeError(t("context.in_cell", method=method))
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        self._pending.add(future)
+        try:
+            return future.result()
+        finally:
+            self._pending.discard(future)
+
+    def close(self) -> None:
+        """The call is over (answered, timed out or abandoned): stop waiting for the client."""
+        for future in list(self._pending):
+            future.cancel()
+
+    def __repr__(self) -> str:
+        era = "stateless" if self._stateless else "handshake"
+        return f"<Context {self.protocol_version} ({era}) client={self.client!r}>"
+
+
+def _cell_waiting() -> bool:
+    from ..runtime._execution import cell_is_waiting
+
+    return cell_is_waiting()
+
+
+def context_parameter(fn: Any) -> str | None:
+    """The name of `fn`'s parameter annotated `Context`, if it has one (the server fills it in)."""
+    import inspect
+    import typing
+
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:
+        hints = getattr(fn, "__annotations__", {})
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return None
+    for name in parameters:
+        hint = hints.get(name)
+        if hint is Context or hint == "Context" or (isinstance(hint, type) and issubclass(hint, Context)):
+            return name
+    return None

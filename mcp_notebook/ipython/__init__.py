@@ -1,0 +1,1 @@
+"""The IPython face: the magics, and what ``%load_ext mcp_notebook`` installs."""

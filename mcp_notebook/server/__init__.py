@@ -1,0 +1,7 @@
+"""The MCP server: both protocol eras over a catalogue, on the SDK's low-level `Server`.
+
+The protocol handlers, the one ``tools/call`` pipeline (lookup, arguments, rate limit, approval,
+run, result, audit), resources and prompts, approvals, guardrails, the audit and activity logs;
+`http` holds the HTTP face (the gate, framing, sessions, the uvicorn listener). Never imports the
+client, the widgets or IPython.
+"""

@@ -1,0 +1,134 @@
+"""The audit log: one JSON line per tool call, on disk as the call ends.
+
+Spec 2025-11-25 server/tools "Security Considerations" asks clients to log tool usage for audit
+purposes; the notebook is where the tools run, so its server keeps its own record of who called
+what, what a person decided and how it ended. Arguments are written redacted (`_guards.redact`);
+the file is readable by its owner only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core._guards import redact_if_needed
+
+# Built once: json.dumps with options builds a new encoder on every call, and this runs on every tool call.
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr)
+
+
+class AuditLog:
+    """An append-only audit log: one JSON object per line, one line per tool call.
+
+    Each line goes to the file in one unbuffered append as it is written, so a crash loses at most
+    the call in progress. The file is created readable by its owner only: even redacted arguments
+    can be private.
+
+    Parameters
+    ----------
+    path:
+        The log file; its folder is created if needed.
+    clock:
+        The current time, timezone-aware (injected in tests); default: now, in UTC.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._clock = clock
+        self._second_stamp = (-1, "")  # one tuple, swapped whole: threads never see half of it
+        self._lock = threading.Lock()
+
+    def _now(self) -> str:
+        if self._clock is not None:
+            return self._clock().isoformat(timespec="milliseconds")
+        # One line per tool call, on the server loop: format the date once a second, not per line.
+        now = time.time()
+        second = int(now)
+        cached, stamp = self._second_stamp
+        if second != cached:
+            stamp = dt.datetime.fromtimestamp(second, dt.UTC).isoformat().removesuffix("+00:00")
+            self._second_stamp = (second, stamp)
+        return f"{stamp}.{int((now - second) * 1000):03d}+00:00"
+
+    def record(
+        self,
+        *,
+        client: str | None,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        decision: str,
+        outcome: str,
+        is_error: bool,
+        duration_ms: float,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Append one call and return the line's object.
+
+        Parameters
+        ----------
+        client:
+            Who called (the client identity), or ``None`` when unknown.
+        tool:
+            The tool's name.
+        arguments:
+            The call's arguments; secret-looking values are redacted before writing.
+        decision:
+            What the approval step decided, e.g. ``"auto"``, ``"approved"``, ``"denied"``, ``"rate_limited"``.
+        outcome:
+            How the call ended, e.g. ``"ok"``, ``"error"``, ``"timeout"``, ``"cancelled"``.
+        is_error:
+            Whether the result sent back had ``isError: true``.
+        duration_ms:
+            Wall time of the call in milliseconds.
+        **extra:
+            More JSON-serializable fields (a request id, the protocol era ...).
+        """
+        entry: dict[str, Any] = {
+            "time": self._now(),
+            "client": client,
+            "tool": tool,
+            "arguments": dict(redact_if_needed(arguments or {})),
+            "decision": decision,
+            "outcome": outcome,
+            "is_error": is_error,
+            "duration_ms": round(duration_ms, 3),
+            **extra,
+        }
+        data = memoryview((_LINE_ENCODER.encode(entry) + "\n").encode())
+        with self._lock:
+            if self._fd is None:
+                raise ValueError(f"the audit log {self.path} is closed")
+            while data:  # O_APPEND: each write lands at the end, even with other writers
+                data = data[os.write(self._fd, data) :]
+        return entry
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def read(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """Every entry of the log at `path`, oldest first."""
+        with open(path, encoding="utf-8") as file:
+            return [json.loads(line) for line in file if line.strip()]

@@ -1,0 +1,398 @@
+"""tools/call: check the arguments, rate-limit, ask a person, run the tool, shape and record the result.
+
+The one request that runs user code, split out of the protocol server (`_server`). Error layering
+(spec 2025-11-25 and 2026-07-28, server/tools "Error Handling"): an unknown tool is a JSON-RPC
+``-32602``; arguments that fail the input schema and exceptions raised by a tool are tool
+execution errors (``isError: true``) the model can read and fix. The SDK neither validates
+arguments nor catches tool exceptions, so both happen here. Every call is recorded once, in full
+(decision, stdout, outcome), for the activity view and the audit log.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Any, NoReturn
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from ..core._arguments import argument_problems
+from ..core._catalogue import Catalogue
+from ..core._context import Context
+from ..core._errors import ToolError
+from ..core._idempotency import KEY_PARAMETER
+from ..core._identity import NOTEBOOK, Identity, identity_of
+from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
+from ..core._results import error_result, to_result
+from ..core._sizes import estimated_size
+from ..core._text import t
+from ..runtime._execution import KernelBusy, ToolRunner
+from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
+from ._approval import ApprovalPolicy, ApprovalRequest
+from ._guardrails import Guardrails
+
+# Arguments larger than this (estimated bytes) are checked on a worker thread: a 4 MiB body takes
+# the validator seconds (and a schema with `uniqueItems` a few thousand rows do), and the server loop
+# answers every other client meanwhile. Below it, the thread hop would cost more than the check.
+CHECK_OFF_LOOP_BYTES = 16 * 1024
+
+logger = logging.getLogger(__name__)
+
+
+class ToolCalls:
+    """The ``tools/call`` handler of one server (the SDK calls the instance)."""
+
+    def __init__(
+        self,
+        *,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        approval: ApprovalPolicy,
+        guards: Guardrails,
+        log: ActivityLog,
+        boundary: RequestStateBoundary,
+        kept: Any,
+        rounds: RoundLedger,
+        result_limit: int,
+        log_levels: dict[str, str],
+    ) -> None:
+        self.catalogue = catalogue
+        self.runner = runner
+        self.approval = approval
+        self.guards = guards
+        self.log = log
+        self.boundary = boundary
+        self.kept = kept  # where results too large for a model's context are kept, behind a link
+        self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
+        self.result_limit = result_limit
+        self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
+        # Handshake-era calls waiting for a person, by (session id, request id): see client_gone.
+        self._waiting: dict[tuple[str, str], ApprovalRequest] = {}
+        self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
+
+    async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        entry = self.catalogue.get(params.name)
+        identity = identity_of(ctx)  # proven by the credential; clientInfo.name is only a claim
+        if entry is None or not (entry.expose or identity.is_notebook):  # hidden: unknown to outsiders
+            self._refuse_unknown(ctx, params, identity, hidden=entry is not None)
+        arguments = dict(params.arguments or {})
+        record = CallRecord(
+            tool=entry.name,
+            arguments=arguments,
+            client=identity.name,
+            claimed=claimed_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+        )
+        if params.input_responses is not None or params.request_state is not None:
+            # What the client sent for a later round (the state as the client holds it: sealed).
+            answers = {
+                k: v.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for k, v in (params.input_responses or {}).items()
+            }
+            record.rounds = {"inputResponses": answers} if answers else {}
+            if params.request_state is not None:
+                record.rounds["requestState"] = SEALED
+        clock = time.perf_counter()
+        client = self.guards.set_client(identity.name)
+        try:
+            if entry.context:
+                sealed = await self.boundary(
+                    ctx, lambda c: self._checked_call(c, entry, arguments, record, identity)
+                )
+                result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
+            else:
+                result = await self._checked_call(ctx, entry, arguments, record, identity)
+        except MCPError as exc:  # a requestState that fails verification (forged, edited, expired)
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.error.message}
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
+        except ProtocolRefusal as exc:  # a client capability the tool needs is missing, a state reused
+            record.outcome, record.is_error = f"error {exc.code}", True
+            record.error = {"code": exc.code, "message": exc.message}
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise MCPError(exc.code, exc.message, data=exc.data) from None
+        except anyio.get_cancelled_exc_class():
+            # The client hung up (the SDK cancels the handler): what did run must still be on record.
+            record.outcome = (
+                f"{record.outcome} (client disconnected)" if record.outcome else "client disconnected"
+            )
+            record.is_error = True
+            record.duration = time.perf_counter() - clock
+            self.log.record(record)
+            raise
+        finally:
+            self.guards.reset_client(client)
+        record.duration = time.perf_counter() - clock
+        record.is_error = bool(result.get("isError"))
+        # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
+        answer = {"resultType": "complete", **result}
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            record.result = result
+        elif "requestState" in answer:
+            record.result = {**answer, "requestState": SEALED}
+        else:
+            record.result = answer
+        self.log.record(record)
+        return answer
+
+    def _refuse_unknown(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        identity: Identity,
+        *,
+        hidden: bool,
+    ) -> NoReturn:
+        """Answer a call of a tool the caller may not see: -32602, the same for unknown and hidden.
+
+        Nothing in the answer may tell a hidden tool from one that does not exist (its name is not
+        among the suggestions, which are drawn from what this caller may see); only the owner's
+        activity and audit logs tell them apart.
+        """
+        visible = [e.name for e in self.catalogue.tools() if e.expose or identity.is_notebook]
+        near = self.catalogue.near_names(params.name, among=visible)
+        hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+        error = MCPError(
+            types.INVALID_PARAMS,
+            t("call.unknown_tool", name=params.name, hint=hint),
+            data={"tool": params.name, "suggestions": near},
+        )
+        # The activity log shows protocol errors too: learners compare them with tool errors.
+        refused = CallRecord(
+            tool=params.name,
+            arguments=dict(params.arguments or {}),
+            client=identity.name,
+            claimed=claimed_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+            outcome=f"error {types.INVALID_PARAMS}",
+            decision="refused: hidden tool" if hidden else "refused: unknown tool",
+            is_error=True,
+            error={"code": types.INVALID_PARAMS, "message": error.error.message},
+        )
+        self.log.refused(refused)
+        raise error
+
+    async def _checked_call(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+    ) -> dict[str, Any]:
+        # A later round of a 2026-07-28 call answers its round once, before anything else happens: a
+        # sealed state sent again (a replay, even with new answers) never runs the tool again.
+        request_state = (ctx.params or {}).get("requestState") if entry.context else None
+        state = answer_round(self.rounds, request_state, identity.name) if request_state is not None else {}
+        # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
+        # then refuse a tool whose abandoned calls hold its share of the workers, then ask, then run.
+        if estimated_size(arguments, CHECK_OFF_LOOP_BYTES) > CHECK_OFF_LOOP_BYTES:
+            if self._checkers is None:
+                self._checkers = anyio.CapacityLimiter(2)  # large requests queue here, not on the loop
+            problems = await anyio.to_thread.run_sync(
+                lambda: argument_problems(entry.validator, arguments), limiter=self._checkers
+            )
+        else:
+            if "validator" not in entry.__dict__:
+                # The first call of a tool compiles its schema, which may wait for jsonschema's import
+                # (warming up in the background right after serve()): not on the loop, which serves others.
+                await anyio.to_thread.run_sync(lambda: entry.validator)
+            problems = argument_problems(entry.validator, arguments)
+        if problems:
+            listing = "\n".join(f"- {problem}" for problem in problems)
+            record.outcome = "invalid arguments"
+            return error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
+        try:
+            self.guards.check_rate(entry, identity.name)
+        except ToolError as exc:
+            record.outcome = record.decision = "rate limited"
+            return error_result(str(exc))
+        stuck = self.runner.abandoned(entry.name)
+        if stuck >= self.runner.workers.share:
+            # Before asking a person: a call that cannot get a thread is not worth an approval.
+            record.outcome = record.decision = "refused: earlier calls still running"
+            limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
+            return error_result(t("call.stuck", name=entry.name, count=stuck, timeout=limit))
+        if state.get("approved") is True:
+            # A later round of a call a person already approved (the SDK verified the sealed state:
+            # this very tool, these very arguments, this identity; the ledger: its first answer).
+            record.decision = "approved"
+        elif (refusal := await self._ask(ctx, entry, arguments, record, identity)) is not None:
+            record.outcome = record.decision
+            return error_result(refusal)
+        context = None
+        if entry.context:
+            log_level = self._log_levels.get(session_id_of(ctx) or "")
+            context = Context.of_request(ctx, log_level=log_level)
+        try:
+            result = await self.guards.run(
+                entry, arguments, lambda: self._run(entry, arguments, record, identity, context)
+            )
+        except TimeoutError:
+            record.outcome = "timeout"
+            return error_result(t("call.timeout", name=entry.name, seconds=entry.timeout))
+        except ToolError as exc:  # an idempotency conflict or a malformed key
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        except InputRequired as asked:
+            record.outcome = "input required: " + ", ".join(asked.requests)
+            approved = record.decision in ("approved", "not-needed")
+            state_text = new_state(
+                asked.answers,
+                approved=approved,
+                asked=list(asked.requests),
+                round_id=self.rounds.open(identity.name),
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": state_text,
+            }
+        finally:
+            if context is not None:
+                context.close()
+        return self.guards.finish(result, entry.output_schema)
+
+    async def _ask(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+    ) -> str | None:
+        """Ask a person when the policy says so; the refusal message, or None to run the call."""
+        if not self.approval.needs_approval(
+            entry.name, entry.read_only, entry.approval, identity.is_notebook, client=identity.name
+        ):
+            return None
+        request = self.approval.new_request(
+            tool=entry.name,
+            title=entry.title,
+            description=entry.description,
+            annotations=dict(entry.annotations),
+            arguments=arguments,
+            client=identity.name,
+            claimed=record.claimed,
+            definition=entry.fingerprint,
+        )
+
+        async def keep_alive(elapsed: float, left: float) -> None:
+            # Clients give up on a request after a while (60 s in the TypeScript SDK, and in the
+            # clients built on it) unless progress resets their clock; a person may need longer.
+            # A no-op for a call without a progressToken. Progress must grow: the seconds waited.
+            message = t("approval.waiting", tool=entry.name, seconds=math.ceil(left))
+            await ctx.session.report_progress(round(elapsed, 3), self.approval.timeout, message)
+
+        # A handshake-era client that hangs up leaves its call running in the session (the SDK
+        # does not cancel it): the Gate reports the hang-up here, by session and request id.
+        session = session_id_of(ctx) if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS else None
+        key = (session, str(ctx.request_id)) if session else None
+        if key is not None:
+            self._waiting[key] = request
+        try:
+            decision = await self.approval.decide(request, keep_alive)
+        except anyio.get_cancelled_exc_class():
+            record.decision = "withdrawn"  # 2026-07-28: the SDK cancels a call whose client left
+            raise
+        finally:
+            if key is not None:
+                self._waiting.pop(key, None)
+        record.decision = decision
+        return self.approval.message(decision, entry.name)
+
+    def client_gone(self, session_id: str, request_id: str) -> None:
+        """The client of a handshake-era call hung up: withdraw its approval prompt, if it waits.
+
+        Spec 2025-11-25 (basic/transports) says a disconnection is not a cancellation, because a
+        client may resume the stream; this server keeps no event store, so nothing can resume it,
+        and the result of a call approved now would reach no one. A person must not be asked to
+        run it (and a late Approve must not run it).
+        """
+        request = self._waiting.get((session_id, request_id))
+        if request is not None:
+            request._resolve("withdrawn")
+
+    async def _run(
+        self,
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+        context: Context | None = None,
+    ) -> dict[str, Any]:
+        try:
+            kwargs = entry.convert(arguments)
+            if entry.idempotency_key and not entry.takes_key:
+                kwargs.pop(KEY_PARAMETER, None)
+            if context is not None:
+                kwargs[entry.context] = context
+            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in, tool=entry.name)
+            result = to_result(
+                value,
+                output_schema=entry.output_schema,
+                wraps_output=entry.wraps_output,
+                tool_name=entry.name,
+            )
+            record.outcome = "error result" if result.get("isError") else "ok"
+            # A hidden tool's result is the notebook's, whoever asks: never readable from outside.
+            owner = identity.name if entry.expose else NOTEBOOK
+            return self._keep_if_large(entry.name, result, owner)
+        except ToolError as exc:
+            record.outcome = "ToolError"
+            return error_result(str(exc))
+        except (TimeoutError, InputRequired, ProtocolRefusal):
+            raise  # the tool's own timeout, a question for the client, a protocol error: the caller's
+        except KernelBusy:
+            record.outcome = "kernel busy"
+            return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
+        except BaseException as exc:
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                raise  # the client went away or the server is stopping: not the tool's failure
+            # Never a traceback and never a protocol error: the model gets what it can act on. Even
+            # SystemExit or KeyboardInterrupt from a tool must not end the server.
+            record.outcome = type(exc).__name__
+            logger.debug("tool %r raised", entry.name, exc_info=True)
+            return error_result(f"{type(exc).__name__}: {exc}")
+
+    def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
+        """Replace a result too large for a model's context by a summary and a link to all of it.
+
+        The link is unguessable and only `owner` (the identity that made the call) can read it.
+        """
+        texts = [block["text"] for block in result.get("content", []) if block.get("type") == "text"]
+        size = sum(len(text) for text in texts)
+        if size <= self.result_limit or result.get("isError"):
+            return result
+        full = "\n".join(texts)
+        mime = "application/json" if "structuredContent" in result else "text/plain"
+        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}], owner)
+        preview = full[: min(1000, self.result_limit // 2)]
+        link = {
+            "type": "resource_link",
+            "uri": uri,
+            "name": f"{tool} result",
+            "mimeType": mime,
+            "size": len(full),
+        }
+        others = [block for block in result["content"] if block.get("type") != "text"]
+        summary = {"type": "text", "text": t("result.kept", tool=tool, size=size, uri=uri, preview=preview)}
+        kept: dict[str, Any] = {"content": [summary, link, *others], "isError": False}
+        entry = self.catalogue.get(tool)
+        if entry is not None and entry.output_schema is not None and "structuredContent" in result:
+            # With an output schema, structured content is required: it stays, only the text shrinks.
+            kept["structuredContent"] = result["structuredContent"]
+        return kept

@@ -1,0 +1,298 @@
+"""Protocol handlers for resources, prompts and completion (the application's and person's side).
+
+Error codes follow each era's spec: an unknown resource is ``-32002`` on the handshake era
+(2025-11-25 server/resources "Error Handling") and ``-32602`` on 2026-07-28; an unknown prompt
+and missing prompt arguments are ``-32602`` on both.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import typing
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..core._catalogue import Catalogue
+from ..core._context import Context
+from ..core._identity import identity_of
+from ..core._prompts import literal_choices, render
+from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
+from ..core._resources import ResourceEntry, TemplateEntry, contents
+from ..core._text import add_messages, t
+from ..runtime._execution import ToolRunner
+from ._activity import session_id_of
+from ._paging import page
+
+logger = logging.getLogger(__name__)
+RESOURCE_NOT_FOUND_HANDSHAKE = -32002
+KEPT_SCHEME = "mcp-notebook://results/"
+MAX_COMPLETIONS = 100
+
+add_messages(
+    {
+        "resource.read_failed": {
+            "en": "Reading {uri!r} failed: {error}",
+            "ko": "{uri!r}을(를) 읽지 못했습니다: {error}",
+        },
+        "result.kept": {
+            "en": (
+                "The result of {tool!r} is large ({size} characters), so it is kept as a resource: read {uri} "
+                "with resources/read for all of it. It starts with:\n{preview}"
+            ),
+            "ko": (
+                "{tool!r}의 결과가 커서({size}자) 리소스로 보관했습니다. 전체는 resources/read로 {uri}을(를) "
+                "읽으세요. 앞부분:\n{preview}"
+            ),
+        },
+    }
+)
+
+
+class KeptResults:
+    """Large tool results, kept as resources for a while (bounded in count and age).
+
+    Each is readable only by the identity whose call produced it: its link holds an unguessable id,
+    and a read by anyone else is answered exactly as a read of a link that never existed.
+    """
+
+    def __init__(
+        self, max_items: int = 64, max_age: float = 3600.0, clock: Callable[[], float] = time.monotonic
+    ):
+        self.max_items = max_items
+        self.max_age = max_age
+        self._clock = clock
+        self._items: OrderedDict[str, tuple[float, str, list[dict[str, Any]]]] = OrderedDict()
+
+    def keep(self, tool: str, items: list[dict[str, Any]], owner: str) -> str:
+        """Keep `items` for `owner` (an identity); the URI to read them with."""
+        self._expire()
+        uri = f"{KEPT_SCHEME}{tool}/{secrets.token_urlsafe(18)}"
+        self._items[uri] = (self._clock(), owner, [{**item, "uri": uri} for item in items])
+        while len(self._items) > self.max_items:
+            self._items.popitem(last=False)
+        return uri
+
+    def get(self, uri: str, reader: str) -> list[dict[str, Any]] | None:
+        """What was kept at `uri`, if `reader` (an identity) is the one it was kept for."""
+        self._expire()
+        kept = self._items.get(uri)
+        return kept[2] if kept is not None and kept[1] == reader else None
+
+    def _expire(self) -> None:
+        cutoff = self._clock() - self.max_age
+        while self._items and next(iter(self._items.values()))[0] < cutoff:
+            self._items.popitem(last=False)
+
+
+class DataHandlers:
+    """resources/*, prompts/* and completion/complete over a catalogue."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        bus: SubscriptionBus,
+        page_size: int,
+        rounds: RoundLedger | None = None,
+    ) -> None:
+        self.catalogue = catalogue
+        self.runner = runner
+        self.bus = bus
+        self.page_size = page_size
+        self.kept = KeptResults()
+        self.rounds = rounds if rounds is not None else RoundLedger()
+        # Handshake-era subscriptions: session id -> (its session, the URIs it follows).
+        self._subscribers: dict[str, tuple[ServerSession, set[str]]] = {}
+
+    # -- resources ---------------------------------------------------------------------------
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> Any:  # a wire dict
+        entries, cursor = page([r.to_wire() for r in self.catalogue.resources()], params, self.page_size)
+        return _complete({"resources": entries}, cursor)
+
+    async def list_templates(self, ctx: ServerRequestContext[Any], params: Any) -> Any:  # a wire dict
+        entries, cursor = page([r.to_wire() for r in self.catalogue.templates()], params, self.page_size)
+        return _complete({"resourceTemplates": entries}, cursor)
+
+    async def read(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
+        uri = str(params.uri)
+        kept = self.kept.get(uri, identity_of(ctx).name) if uri.startswith(KEPT_SCHEME) else None
+        if kept is not None:
+            return {"resultType": "complete", "contents": kept}
+        found = self.catalogue.find_resource(uri)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        not_found = MCPError(
+            types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND_HANDSHAKE,
+            t("resource.unknown", uri=uri),
+            data={"uri": uri},
+        )
+        if found is None:
+            raise not_found
+        entry, variables = found
+        fn = entry.read if isinstance(entry, ResourceEntry) else entry.fn
+        try:
+            value, _ = await self.runner.run(fn, variables)
+        except LookupError:
+            # A template matched, but its function knows no such item (KeyError, IndexError ...):
+            # that is "resource not found", in the era's own code.
+            raise not_found from None
+        except Exception as exc:
+            # A resource has no error result, unlike a tool: a failed read is a JSON-RPC error.
+            raise MCPError(
+                types.INTERNAL_ERROR, t("resource.read_failed", uri=uri, error=f"{type(exc).__name__}: {exc}")
+            ) from None
+        return {"resultType": "complete", "contents": contents(uri, value, entry.mime_type)}
+
+    async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
+        session_id = session_id_of(ctx)
+        if session_id:
+            _, uris = self._subscribers.setdefault(session_id, (ctx.session, set()))
+            uris.add(str(params.uri))
+        return {}
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> Any:
+        entry = self._subscribers.get(session_id_of(ctx) or "")
+        if entry is not None:
+            entry[1].discard(str(params.uri))
+        return {}
+
+    def forget_session(self, session_id: str) -> None:
+        self._subscribers.pop(session_id, None)
+
+    def sessions_kept(self) -> set[str]:
+        return set(self._subscribers)
+
+    async def resource_updated(self, uri: str) -> None:
+        await self.bus.publish(ResourceUpdated(uri=uri))
+        for session_id, (session, uris) in list(self._subscribers.items()):
+            if uri in uris:
+                try:
+                    await session.send_resource_updated(uri)
+                except Exception:  # the client went away
+                    self._subscribers.pop(session_id, None)
+
+    async def resources_changed(self, legacy: list[ServerSession]) -> None:
+        await self.bus.publish(ResourcesListChanged())
+        for session in legacy:
+            await session.send_resource_list_changed()
+
+    # -- prompts -----------------------------------------------------------------------------------
+    async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> Any:  # a wire dict
+        entries, cursor = page([p.to_wire() for p in self.catalogue.prompts()], params, self.page_size)
+        return _complete({"prompts": entries}, cursor)
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
+        entry = self.catalogue.get_prompt(params.name)
+        if entry is None:
+            near = self.catalogue.near_names(params.name, among=[p.name for p in self.catalogue.prompts()])
+            hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+            raise MCPError(
+                types.INVALID_PARAMS,
+                t("prompt.unknown", name=params.name, hint=hint),
+                data={"prompt": params.name, "suggestions": near},
+            )
+        identity = identity_of(ctx).name
+        if entry.context and (ctx.params or {}).get("requestState") is not None:
+            try:  # a later round answers its round once (see _calls)
+                answer_round(self.rounds, (ctx.params or {})["requestState"], identity)
+            except ProtocolRefusal as exc:
+                raise MCPError(exc.code, exc.message, data=exc.data) from None
+        arguments = dict(params.arguments or {})
+        problems = entry.problems(arguments)
+        if problems:
+            raise MCPError(types.INVALID_PARAMS, " ".join(problems), data={"prompt": entry.name})
+        try:
+            kwargs = entry.convert(arguments)
+        except ValueError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        context = None
+        if entry.context:
+            context = kwargs[entry.context] = Context.of_request(ctx)
+        try:
+            value, _ = await self.runner.run(entry.fn, kwargs)
+            messages = render(entry, value, self._read_now)
+        except InputRequired as asked:  # 2026-07-28: the client answers, then asks for the prompt again
+            state = new_state(
+                asked.answers, approved=True, asked=list(asked.requests), round_id=self.rounds.open(identity)
+            )
+            return {"resultType": "input_required", "inputRequests": asked.requests, "requestState": state}
+        except ProtocolRefusal as exc:
+            raise MCPError(exc.code, exc.message, data=exc.data) from None
+        except Exception as exc:
+            raise MCPError(
+                types.INTERNAL_ERROR, f"Prompt {entry.name!r} failed: {type(exc).__name__}: {exc}"
+            ) from None
+        finally:
+            if context is not None:
+                context.close()
+        result: dict[str, Any] = {"resultType": "complete", "messages": messages}
+        if entry.description:
+            result["description"] = entry.description
+        return result
+
+    def _read_now(self, uri: str) -> list[dict[str, Any]]:
+        found = self.catalogue.find_resource(uri)
+        if found is None:
+            raise LookupError(t("resource.unknown", uri=uri))
+        entry, variables = found
+        value = entry.read() if isinstance(entry, ResourceEntry) else entry.fn(**variables)
+        return contents(uri, value, entry.mime_type)
+
+    # -- completion --------------------------------------------------------------------------------
+    async def complete(self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams) -> Any:
+        ref = params.ref
+        name, partial = params.argument.name, params.argument.value
+        context = dict(params.context.arguments or {}) if params.context else {}
+        options: Any = []
+        if isinstance(ref, types.PromptReference):
+            entry = self.catalogue.get_prompt(ref.name)
+            if entry is None:
+                raise MCPError(types.INVALID_PARAMS, t("prompt.unknown", name=ref.name, hint=""))
+            options = entry.completers.get(name, entry.choices.get(name, []))
+        else:
+            template = next((x for x in self.catalogue.templates() if x.uri_template == ref.uri), None)
+            if template is not None:
+                options = template.completers.get(name) or _template_choices(template, name)
+        if callable(options):
+            options = await anyio.to_thread.run_sync(_call_completer, options, partial, context)
+        values = [str(v) for v in options if str(v).lower().startswith(partial.lower())]
+        completion = {
+            "values": values[:MAX_COMPLETIONS],
+            "total": len(values),
+            "hasMore": len(values) > MAX_COMPLETIONS,
+        }
+        return {"resultType": "complete", "completion": completion}
+
+
+def _call_completer(completer: Callable[..., Any], partial: str, context: dict[str, str]) -> list[Any]:
+    try:
+        return list(completer(partial, context))
+    except TypeError:
+        return list(completer(partial))
+
+
+def _template_choices(template: TemplateEntry, variable: str) -> list[str]:
+    try:
+        hint = typing.get_type_hints(template.fn).get(variable)
+    except Exception:  # an unresolvable hint simply offers no completions
+        return []
+    return literal_choices(hint) if hint is not None else []
+
+
+def _complete(result: dict[str, Any], cursor: str | None) -> dict[str, Any]:
+    result["resultType"] = "complete"
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    return result

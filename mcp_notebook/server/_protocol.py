@@ -1,0 +1,292 @@
+"""The MCP protocol over a catalogue, on the SDK's low-level `Server`.
+
+One endpoint serves both protocol eras (the SDK routes each request by its
+``MCP-Protocol-Version``). What this module adds to the SDK, and why:
+
+- ``tools/call`` with error layering, approval, guardrails and a record of every call (`_calls`).
+- change notifications to both eras: handshake-era sessions get
+  ``notifications/tools/list_changed`` on their GET stream; 2026-07-28 clients get it on their
+  ``subscriptions/listen`` stream (through the SDK's subscription bus).
+- ``tools/list`` pagination with an opaque cursor, and ``listChanged: true`` advertised.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server.caching import CacheHint
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from .._version import __version__
+from ..core._catalogue import Catalogue
+from ..core._identity import Identities, Identity, identity_of
+from ..core._questions import RoundLedger
+from ..core._secrets import new_token
+from ..runtime._execution import ToolRunner
+from ._activity import DEFAULT_MAX_BYTES, ActivityLog, session_id_of
+from ._approval import ApprovalPolicy
+from ._calls import ToolCalls
+from ._data import DataHandlers
+from ._guardrails import Guardrails
+from ._paging import page
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
+    "and the list changes while the notebook is edited: re-list tools when notified."
+)
+
+
+class _NotebookServer(Server[Any]):
+    # The streamable-HTTP session manager builds initialization options itself, without
+    # NotificationOptions, so handshake-era clients would be told tools.listChanged=false.
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        options = notification_options or NotificationOptions(
+            tools_changed=True, resources_changed=True, prompts_changed=True
+        )
+        return super().create_initialization_options(options, *args, **kwargs)
+
+
+class ToolServer:
+    """Serves a `Catalogue` as MCP tools; one instance per running server."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        runner: ToolRunner,
+        *,
+        page_size: int = 100,
+        result_limit: int = 50_000,
+        approval: ApprovalPolicy | None = None,
+        guards: Guardrails | None = None,
+        identities: Identities | None = None,
+        name: str = "mcp-notebook",
+        history: int = 500,
+        history_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.catalogue = catalogue
+        self.runner = runner
+        self.page_size = page_size
+        self.approval = approval if approval is not None else ApprovalPolicy()
+        # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
+        self.approval.allowed.definition = self._definition
+        self.guards = guards if guards is not None else Guardrails()
+        # Who may call, and whom each credential proves (the HTTP gate reads it on every request).
+        self.identities = identities if identities is not None else Identities(new_token())
+        self.log = ActivityLog(history, self.guards, max_bytes=history_bytes)
+        self.calls = self.log.calls  # tools/call only
+        self.activity = self.log.activity  # every request
+        self.call_listeners = self.log.listeners
+        self._bus = InMemorySubscriptionBus()
+        self.listen_handler = ListenHandler(self._bus)
+        self._legacy_sessions: dict[str, ServerSession] = {}
+        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
+        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
+        # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
+        # "the authenticated principal, rejecting state presented by a different principal"). Only
+        # calls of tools and prompts that take a Context go through it (no one else mints state), so
+        # every other request pays nothing for it. Each state also names one round, answerable once.
+        security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
+        self.boundary = RequestStateBoundary(security, default_audience=name)
+        self.rounds = RoundLedger(ttl=security.ttl)
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds)
+        no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
+        cached = (
+            "tools/list",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "prompts/list",
+        )
+        # Handshake-era logging/setLevel, per session (2026-07-28 opts in per request instead).
+        self._log_levels: dict[str, str] = {}
+        self.tool_calls = ToolCalls(
+            catalogue=catalogue,
+            runner=runner,
+            approval=self.approval,
+            guards=self.guards,
+            log=self.log,
+            boundary=self.boundary,
+            kept=self.data.kept,
+            rounds=self.rounds,
+            result_limit=result_limit,
+            log_levels=self._log_levels,
+        )
+        self.sdk = _NotebookServer(
+            name,
+            version=__version__,
+            title="Jupyter notebook tools",
+            instructions=INSTRUCTIONS,
+            cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self.log.observed("tools/list", self._list_tools),
+            on_call_tool=self.tool_calls,  # records itself, in full
+            on_list_resources=self.log.observed("resources/list", self.data.list_resources),
+            on_list_resource_templates=self.log.observed(
+                "resources/templates/list", self.data.list_templates
+            ),
+            on_read_resource=self.log.observed("resources/read", self.data.read),
+            on_subscribe_resource=self.log.observed("resources/subscribe", self.data.subscribe),
+            on_unsubscribe_resource=self.log.observed("resources/unsubscribe", self.data.unsubscribe),
+            on_list_prompts=self.log.observed("prompts/list", self.data.list_prompts),
+            on_get_prompt=self.log.observed("prompts/get", self._get_prompt),
+            on_completion=self.log.observed("completion/complete", self.data.complete),
+            on_subscriptions_listen=self.listen_handler,
+        )
+        # A notification handler, not a middleware: it costs nothing on every other request.
+        self.sdk.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._on_initialized
+        )
+        self.sdk.add_request_handler(
+            "logging/setLevel",
+            types.SetLevelRequestParams,
+            self.log.observed("logging/setLevel", self._set_level),
+        )
+        # One list of versions everywhere: server/discover names every version this endpoint serves,
+        # as the -32022 answer does (a client of either era learns it can fall back).
+        self.sdk.add_request_handler(
+            "server/discover", types.RequestParams, self.log.observed("server/discover", self._discover)
+        )
+
+    def answers_at_once(self, request: Mapping[str, Any], identity: Identity) -> bool:
+        """Whether a request can be answered with one JSON body instead of a stream (both eras).
+
+        Only a call that may send something before its result (a tool or prompt that takes a
+        `Context`: progress, log lines, questions to the client) or that may wait for a person
+        (approval) keeps the SSE stream, which also keeps a long wait alive through proxies. A
+        hidden tool is answered as an unknown one is, to anyone but the notebook: the kind of
+        reply must not tell that it exists.
+        """
+        method = request.get("method")
+        if method not in ("tools/call", "prompts/get"):
+            return True
+        params = request.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(name, str):
+            return True  # the SDK answers with an error at once
+        if method == "prompts/get":
+            prompt = self.catalogue.get_prompt(name)
+            return prompt is None or not prompt.context
+        entry = self.catalogue.get(name)
+        if entry is None or not (entry.expose or identity.is_notebook):
+            return True
+        # local=False: the notebook's own calls never wait for approval, but may take the stream.
+        return not entry.context and not self.approval.needs_approval(
+            entry.name, entry.read_only, entry.approval, local=False, client=identity.name
+        )
+
+    def _definition(self, name: str) -> str | None:
+        entry = self.catalogue.get(name)
+        return entry.fingerprint if entry is not None else None
+
+    # -- tools/list --------------------------------------------------------------------------
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        # The SDK checks 2026-07-28 Mcp-Param headers against this schema before any handler runs,
+        # without saying who asks: a hidden tool gets no check at all (only the notebook, which is
+        # trusted, can call it), so its answer to an outsider is the unknown tool's -32602.
+        entry = self.catalogue.get(name)
+        return entry.input_schema if entry is not None and entry.expose else None
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
+        local = identity_of(ctx).is_notebook
+        visible = [entry for entry in self.catalogue.tools() if entry.expose or local]
+        tools, cursor = page(visible, params, self.page_size)
+        result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in tools]}
+        if cursor is not None:
+            result["nextCursor"] = cursor
+        return result
+
+    # -- prompts -----------------------------------------------------------------------------
+    async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
+        entry = self.catalogue.get_prompt(params.name)
+        if entry is not None and entry.context:
+            return await self.boundary(ctx, lambda c: self.data.get_prompt(c, params))
+        return await self.data.get_prompt(ctx, params)
+
+    # -- logging and discovery ------------------------------------------------------------------
+    async def _set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> Any:
+        session_id = session_id_of(ctx)
+        if session_id:
+            self._log_levels[session_id] = params.level
+        return {}
+
+    async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        from .http._gate import SUPPORTED_VERSIONS
+
+        result = await self.sdk._handle_discover(ctx, params)
+        return result.model_copy(update={"supported_versions": list(SUPPORTED_VERSIONS)})
+
+    # -- change notifications -----------------------------------------------------------------
+    async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
+        # Handshake-era sessions have no public registry in the SDK: remember each one to notify it later.
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            session_id = session_id_of(ctx)
+            if session_id:
+                self._legacy_sessions[session_id] = ctx.session
+
+    async def notify(self, kind: str) -> None:
+        """Tell every connected client, of either era, about a catalogue change.
+
+        `kind` is a catalogue event: ``"tools"``, ``"resources"``, ``"prompts"`` or ``"resource:<uri>"``.
+        """
+        if kind.startswith("resource:"):
+            await self.data.resource_updated(kind.removeprefix("resource:"))
+            return
+        event, send = _LIST_EVENTS[kind]
+        await self._bus.publish(event)
+        for session_id, session in list(self._legacy_sessions.items()):
+            try:
+                await send(session)
+            except Exception:  # the client went away: forget its session
+                self._legacy_sessions.pop(session_id, None)
+
+    async def notify_tools_changed(self) -> None:
+        await self.notify("tools")
+
+    def forget_session(self, session_id: str) -> None:
+        """A handshake-era session ended: drop what was kept for it (its session, log level, subscriptions)."""
+        self._legacy_sessions.pop(session_id, None)
+        self._log_levels.pop(session_id, None)
+        self.data.forget_session(session_id)
+
+    def sessions_kept(self) -> set[str]:
+        """The handshake-era sessions something is kept for (to notify them, or their log level)."""
+        return set(self._legacy_sessions) | set(self._log_levels) | self.data.sessions_kept()
+
+    def close_streams(self) -> None:
+        """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
+        self.listen_handler.close()
+
+
+def _principal(ctx: ServerRequestContext[Any]) -> str:
+    """Whom a sealed requestState is bound to: the identity the credential proved, never a claim."""
+    return identity_of(ctx).name
+
+
+_LIST_EVENTS: dict[str, tuple[Any, Callable[[ServerSession], Awaitable[None]]]] = {
+    "tools": (ToolsListChanged(), ServerSession.send_tool_list_changed),
+    "resources": (ResourcesListChanged(), ServerSession.send_resource_list_changed),
+    "prompts": (PromptsListChanged(), ServerSession.send_prompt_list_changed),
+}

@@ -1,0 +1,167 @@
+"""What one TCP connection may cost the kernel: how long it may take to send a request, and how many
+connections are open at once.
+
+Anyone on the machine can connect to the port, token or not, and uvicorn waits for ever for a
+request that never comes (or comes one byte a minute): 1,100 idle sockets once made the kernel's own
+cells fail with "Too many open files". So each connection here has deadlines while the *client* is
+the one expected to send (`ConnectionLimits`):
+
+- the request line and headers must be complete within ``header_timeout`` seconds of the connection
+  opening (or of the previous response on a kept-alive connection);
+- the body, within ``body_timeout`` seconds of the headers;
+- while the server works on a request or streams its answer, there is no deadline (an approval may
+  take minutes, a GET stream lasts a session); uvicorn closes a kept-alive connection that stays
+  idle after a response (``timeout_keep_alive``).
+
+And at most ``max_connections`` are open, well below the process's limit on open files
+(``RLIMIT_NOFILE``) so the kernel keeps room for its own. A connection over the cap costs almost
+nothing: the oldest connection still waiting for its client to send (never a request in progress)
+is closed to make room, or, when none is waiting, the new one is closed at once.
+
+`connection_protocol` makes uvicorn's own HTTP/1.1 protocol (h11) class enforce these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+from dataclasses import dataclass
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from ...core._text import add_messages, t
+
+add_messages(
+    {
+        "limits.bad_number": {
+            "en": "{variable} must be a number greater than 0 (e.g. {example}), got {value!r}.",
+            "ko": "{variable}은(는) 0보다 큰 수여야 합니다(예: {example}). 받은 값: {value!r}.",
+        },
+    }
+)
+
+HEADER_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_HEADER_TIMEOUT"
+BODY_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_BODY_TIMEOUT"
+MAX_CONNECTIONS_VARIABLE = "MCP_NOTEBOOK_MAX_CONNECTIONS"
+_KERNEL_RESERVE = 256  # open files left to the kernel itself: its zmq sockets, cells' files, the audit log
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """Deadlines for clients that are slow to send, and the cap on open connections."""
+
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    max_connections: int = 1000
+
+    @classmethod
+    def from_environment(cls) -> ConnectionLimits:
+        """The defaults, each overridable by an environment variable; the cap fits the open-file limit."""
+        return cls(
+            header_timeout=_number(HEADER_TIMEOUT_VARIABLE, cls.header_timeout),
+            body_timeout=_number(BODY_TIMEOUT_VARIABLE, cls.body_timeout),
+            max_connections=int(_number(MAX_CONNECTIONS_VARIABLE, default_max_connections())),
+        )
+
+
+def default_max_connections() -> int:
+    """Half of what the open-file limit leaves once the kernel has its share, between 16 and 1000."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        soft = resource.RLIM_INFINITY
+    if soft == resource.RLIM_INFINITY:
+        return 1000
+    return max(16, min(1000, (soft - _KERNEL_RESERVE) // 2))
+
+
+def _number(variable: str, default: float) -> float:
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:
+        raise ValueError(t("limits.bad_number", variable=variable, example=default, value=value))
+    return number
+
+
+# What the connection is waiting for: its client to send a request (or the rest of its body),
+# or the server to answer. Only the first two have deadlines, and only they are closed to make room.
+_HEAD, _BODY, _SERVING = "head", "body", "serving"
+
+
+class _LimitedConnection(H11Protocol):
+    """uvicorn's HTTP/1.1 connection with deadlines for the client's side and a cap on how many are open."""
+
+    limits = ConnectionLimits()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._timer: asyncio.TimerHandle | None = None
+        self._state: tuple[str, Any] = ("", None)
+        self.waiting_since = self.loop.time()
+        self._follow()
+        if len(self.connections) > self.limits.max_connections:
+            waiting = [
+                other
+                for other in self.connections
+                if isinstance(other, _LimitedConnection) and other is not self and other.waits_for_client
+            ]
+            oldest = min(waiting, key=lambda other: other.waiting_since, default=None)
+            (oldest or self).close_now()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._follow()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        super().connection_lost(exc)
+
+    @property
+    def waits_for_client(self) -> bool:
+        """Whether the connection waits for its client to send (and so may be closed to make room)."""
+        return self._state[0] in (_HEAD, _BODY) and not self.transport.is_closing()
+
+    def close_now(self) -> None:
+        self._stop_timer()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _follow(self) -> None:
+        """Start the deadline of what the connection now waits for (a new request, a body, or nothing)."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            state = (_HEAD, cycle)  # a new connection, or a kept-alive one after a response
+        elif cycle.more_body:
+            state = (_BODY, cycle)
+        else:
+            state = (_SERVING, cycle)
+        if state[0] == self._state[0] and state[1] is self._state[1]:
+            return  # still waiting for the same thing: a trickle of bytes does not move the deadline
+        self._state = state
+        self.waiting_since = self.loop.time()
+        self._stop_timer()
+        if state[0] == _HEAD:
+            self._timer = self.loop.call_later(self.limits.header_timeout, self.close_now)
+        elif state[0] == _BODY:
+            self._timer = self.loop.call_later(self.limits.body_timeout, self.close_now)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def connection_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
+    """The protocol class for uvicorn's ``http=`` setting, enforcing `limits` (one class per server)."""
+    return type("LimitedConnection", (_LimitedConnection,), {"limits": limits})

@@ -1,0 +1,154 @@
+"""Handshake-era sessions (``Mcp-Session-Id``): how many one credential may hold, and how long idle.
+
+The SDK keeps up to 10,000 sessions for everyone together and ends one after 30 idle minutes: one
+token holder opening sessions in a loop locks every other client out with a bare 503. Here each
+credential's identity (`identity_of`) holds at most ``per_identity`` sessions. When it opens one
+more, its oldest *idle* session (no request in flight, no open GET stream) is closed to make room;
+if all of them are busy, the new one is refused with a 429 that says why and what to do. Idle
+sessions end after ``idle_timeout`` seconds (10 minutes by default).
+
+2026-07-28 requests have no sessions: none of this applies to them.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.types import Receive, Scope, Send
+
+from ...core._identity import STATE_KEY, Identity
+from ...core._text import add_messages, t
+
+logger = logging.getLogger(__name__)
+
+add_messages(
+    {
+        "sessions.full": {
+            "en": (
+                "This credential already has {count} sessions open, the most one credential may hold, and "
+                "every one of them is busy (a request or a GET stream in flight). End one you no longer "
+                "need (HTTP DELETE with its Mcp-Session-Id header) or wait for one to finish; idle sessions "
+                "are closed to make room, and after {minutes:g} minutes on their own."
+            ),
+            "ko": (
+                "이 인증 정보로 이미 세션 {count}개가 열려 있어 더 열 수 없고, 모두 요청이나 GET 스트림을 처리하는 "
+                "중입니다. 필요 없는 세션을 끝내거나(그 Mcp-Session-Id 헤더로 HTTP DELETE) 하나가 끝나기를 "
+                "기다리세요. 쉬고 있는 세션은 자리를 내주려고 닫히고, {minutes:g}분이 지나면 저절로도 닫힙니다."
+            ),
+        },
+    }
+)
+
+DEFAULT_IDLE_TIMEOUT = 600.0
+DEFAULT_PER_IDENTITY = 32
+DEFAULT_TOTAL = 1000  # all identities together: a ceiling on what sessions can cost the kernel
+
+_opening_for: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_session_identity")
+
+
+def identity_of(scope: Scope) -> str:
+    """The name of the identity whose credential authenticated this request (the Gate puts it there)."""
+    identity = scope.get("state", {}).get(STATE_KEY)
+    return identity.name if isinstance(identity, Identity) else ""
+
+
+class LimitedSessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, with a per-identity cap that makes room by closing idle sessions.
+
+    The SDK builds its manager itself; `limit` turns that instance into this class and sets its limits.
+    """
+
+    per_identity = DEFAULT_PER_IDENTITY
+    _owners: dict[str, str]  # session id -> identity, in the order sessions were opened
+    # Told of every session that ends (DELETE, idle timeout, crash, closed to make room), so that what
+    # the server kept for it (subscriptions, log level) goes with it.
+    on_session_end: Callable[[str], None] | None = None
+
+    def limit(self, per_identity: int, idle_timeout: float) -> None:
+        self.per_identity = per_identity
+        self.session_idle_timeout = idle_timeout
+        self._owners = {}
+
+    def open_sessions(self) -> int:
+        """How many handshake-era sessions are open now (all identities)."""
+        return len(self._server_instances)
+
+    async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers", []))
+        if MCP_SESSION_ID_HEADER.lower().encode() in headers:
+            await super()._handle_stateful_request(scope, receive, send)
+            return
+        identity = identity_of(scope)
+        if self._full_and_busy(identity):
+            await _refuse(send, len(self._sessions_of(identity)), self.session_idle_timeout)
+            return
+        token = _opening_for.set(identity)
+        try:
+            await super()._handle_stateful_request(scope, receive, send)
+        finally:
+            _opening_for.reset(token)
+
+    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+        # Under the SDK's session-creation lock: count, make room, admit, in one step.
+        identity = _opening_for.get("")
+        mine = self._sessions_of(identity)
+        while len(mine) >= self.per_identity:
+            idle = next((session for session in mine if self._idle(session)), None)
+            if idle is None:
+                return None  # all busy: the SDK's 503 (only a request racing another one gets here)
+            self._close(idle)
+            mine.remove(idle)
+        transport = super()._admit_session(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            self._owners[transport.mcp_session_id] = identity
+        return transport
+
+    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        self._owners.pop(session_id, None)
+        await super()._discard_session(session_id, transport)
+        if self.on_session_end is not None:
+            self.on_session_end(session_id)
+
+    def _sessions_of(self, identity: str) -> list[str]:
+        return [
+            session
+            for session, owner in self._owners.items()
+            if owner == identity and session in self._server_instances
+        ]
+
+    def _full_and_busy(self, identity: str) -> bool:
+        mine = self._sessions_of(identity)
+        return len(mine) >= self.per_identity and not any(self._idle(session) for session in mine)
+
+    def _idle(self, session: str) -> bool:
+        transport = self._server_instances.get(session)
+        # The SDK counts what is in flight to time the idle expiry (SDK private; 0 if it ever goes).
+        return transport is not None and not getattr(transport, "_requests_in_flight", 0)
+
+    def _close(self, session: str) -> None:
+        """End `session` now: its id answers 404 from here on, its transport ends in the background."""
+        transport = self._server_instances.pop(session)
+        self._session_owners.pop(session, None)
+        self._owners.pop(session, None)
+        logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
+        if self._task_group is not None:
+            self._task_group.start_soon(transport.terminate)
+
+
+async def _refuse(send: Send, count: int, idle_timeout: float | None) -> None:
+    minutes = (idle_timeout or 0) / 60
+    error = {"code": -32000, "message": t("sessions.full", count=count, minutes=minutes)}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}, ensure_ascii=False).encode()
+    headers = [
+        (b"content-type", b"application/json; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", b"10"),
+    ]
+    await send({"type": "http.response.start", "status": 429, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
