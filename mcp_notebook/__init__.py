@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .core import _ui
 from .core._batch import BatchResult
 from .core._catalogue import Catalogue, ToolEntry, default_catalogue, tool
 from .core._context import Context
@@ -38,6 +39,7 @@ from .core._text import get_language, set_language
 
 if TYPE_CHECKING:
     from .api._handle import ServerHandle
+    from .api._serving import current_server, serve, stop
     from .client._calls import (
         call,
         complete,
@@ -48,8 +50,7 @@ if TYPE_CHECKING:
         read_resource,
     )
     from .client._results import CallResult, PromptResult, ReadResult
-    from .lint._linter import lint
-    from .runtime._loop import current_server, serve, stop
+    from .linter._lint import lint
     from .server._guardrails import current_client
 
 from ._version import __version__
@@ -107,7 +108,7 @@ _LAZY = {
     "ReadResult": ".client._results",
     "call": ".client._calls",
     "current_client": ".server._guardrails",
-    "lint": ".lint._linter",
+    "lint": ".linter._lint",
     "complete": ".client._calls",
     "get_prompt": ".client._calls",
     "list_prompts": ".client._calls",
@@ -115,9 +116,9 @@ _LAZY = {
     "list_tools": ".client._calls",
     "read_resource": ".client._calls",
     "ServerHandle": ".api._handle",
-    "current_server": ".runtime._loop",
-    "serve": ".runtime._loop",
-    "stop": ".runtime._loop",
+    "current_server": ".api._serving",
+    "serve": ".api._serving",
+    "stop": ".api._serving",
 }
 
 
@@ -134,6 +135,17 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
+def _load_widgets() -> object:
+    # The package root wires the layers together: results, the server handle and the client ask
+    # `core._ui` for their displays, and the widgets register them when imported. Imported on first
+    # need rather than here, for start-up speed (ipywidgets takes a while, and a kernel that never
+    # shows a widget never pays for it).
+    return importlib.import_module(".widgets", __name__)
+
+
+_ui.loader = _load_widgets
+
+
 def remove_tool(name: str, catalogue: Catalogue | None = None) -> None:
     """Remove the tool `name`; connected clients are told the tool list changed.
 
@@ -147,18 +159,14 @@ def remove_tool(name: str, catalogue: Catalogue | None = None) -> None:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext mcp_notebook``: register the magics (and nothing heavier)."""
-    from .ipython._magics import register
+    # Imported here, not at the top: `import mcp_notebook` outside IPython must not import IPython.
+    from .ipython._extension import load
 
-    register(ipython)
+    load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext mcp_notebook``: stop the server, free its port, remove the magics."""
-    import sys
+    from .ipython._extension import unload
 
-    from .ipython._magics import unregister
-
-    unregister(ipython)
-    runtime_module = sys.modules.get(f"{__name__}.runtime._loop")
-    if runtime_module is not None:
-        runtime_module.runtime.close()
+    unload(ipython)

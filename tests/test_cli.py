@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import mcp_notebook.lint._linter
+import mcp_notebook.linter._notebook
 from mcp_notebook.cli import main
 
 
@@ -43,7 +43,7 @@ def test_lint_hands_its_arguments_to_the_linter(monkeypatch: pytest.MonkeyPatch)
         seen.append(argv)
         return 3
 
-    monkeypatch.setattr(mcp_notebook.lint._linter, "main_lint", fake_main_lint)
+    monkeypatch.setattr(mcp_notebook.linter._notebook, "main_lint", fake_main_lint)
     assert main(["lint", "a.ipynb", "--fail-on", "warning"]) == 3
     assert seen == [["a.ipynb", "--fail-on", "warning"]]
 

@@ -20,15 +20,8 @@ import pytest
 from mcp_notebook import Catalogue, set_language, tool
 from mcp_notebook.core._catalogue import ToolEntry, make_entry
 from mcp_notebook.core._text import _MESSAGES
-from mcp_notebook.lint import _notebook as lint_notebook_module
-from mcp_notebook.lint._linter import (
-    RULES,
-    Finding,
-    format_findings,
-    lint,
-    lint_notebook,
-    main_lint,
-)
+from mcp_notebook.linter import RULES, Finding, format_findings, lint, lint_notebook, main_lint
+from mcp_notebook.linter import _notebook as lint_notebook_module
 
 
 class Placed(TypedDict):

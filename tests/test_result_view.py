@@ -14,8 +14,8 @@ import pytest
 import mcp_notebook
 from mcp_notebook import Catalogue, InvalidResultError, ProtocolError, get_language, set_language, tool
 from mcp_notebook.client._results import CallResult, PromptResult, ReadResult
-from mcp_notebook.widgets._content import EmbeddedResourceView, JsonTree, RecordsTable, ResourceLinkView
-from mcp_notebook.widgets._result import CallProgress, ErrorView, ResultView
+from mcp_notebook.widgets._content import EmbeddedResourceView, JsonTree, RecordsTable
+from mcp_notebook.widgets._result import CallProgress, ErrorView, ResourceLinkView, ResultView
 from tests.conftest import serve_unattended
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16

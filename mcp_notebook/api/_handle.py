@@ -3,16 +3,20 @@
 The handle is the user's view of one in-kernel server: its URL and token, the clients it lets in
 (each with a token of its own), the recent calls and activity, the approval policy and its pending
 calls, ready-to-paste client configurations, a connection check, the status panel, and `stop`. Starting and stopping the server itself, and the
-loop it runs on, belong to `mcp_notebook.runtime._loop`, which gives the handle its ``_stop``.
+loop it runs on, belong to `mcp_notebook.api._serving`, which gives the handle its ``_stop``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from typing import Any
 
+from ..client._configs import CLIENTS, check_connection, client_config
+from ..core import _ui
 from ..core._catalogue import Catalogue
+from ..core._guards import redact
 from ..core._identity import OWNER
 from ..core._text import t
 from ..server._activity import CallRecord
@@ -125,8 +129,6 @@ class ServerHandle:
         the client shows for this server. On a remote kernel (Binder, JupyterHub) it starts with a
         warning that a desktop client cannot reach it.
         """
-        from ..client._configs import CLIENTS, client_config
-
         if name not in CLIENTS:
             return client_config(name, self.url, None)  # raises the error that lists the known clients
         who = identity if identity is not None else name
@@ -139,8 +141,6 @@ class ServerHandle:
         With the server token, or with the token of the client `identity` (`add_client`; KeyError
         if there is none).
         """
-        from ..client._configs import check_connection
-
         token: str | None = self.token
         if identity is not None and identity != OWNER:
             token = self._tools.identities.token_of(identity)
@@ -164,10 +164,6 @@ class ServerHandle:
         Secrets are redacted as in the audit log (by argument name and by what a value looks like:
         tokens, keys, passwords in URLs ...), and the file is readable by its owner only.
         """
-        import json
-
-        from ..core._guards import redact
-
         calls = self.activity
         # O_CREAT with 0o600, and fchmod for a file that was already there with wider permissions.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -184,10 +180,8 @@ class ServerHandle:
         One panel per server: showing it again (``%mcp_serve`` run twice) shows the same one, so
         the server never feeds two.
         """
-        from ..widgets import ServerPanel
-
         if self._panel is None:
-            self._panel = ServerPanel(self)
+            self._panel = _ui.make("server_panel", self)
         return self._panel
 
     @property

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from ..client._configs import acheck_connection
 from ..core._text import t
 from ..server.http._envelope import envelope_problem, not_a_message
 from ._bridge_held import HOLD_FOR, HeldCalls
@@ -196,10 +198,6 @@ async def serve_bridge(url: str, token: str | None) -> None:
 
 async def run_bridge(url: str, token: str | None) -> int:
     """The ``bridge`` command: serve until stdin closes or SIGINT/SIGTERM; a clear message if unreachable."""
-    import signal
-
-    from ..client._configs import acheck_connection
-
     async with anyio.create_task_group() as group:
 
         async def stop_on_signal() -> None:

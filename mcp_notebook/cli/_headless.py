@@ -244,7 +244,7 @@ class HeadlessKernel:
 
     def approvals_at(self, terminal: TerminalApprovals | None) -> None:
         """Who answers approval prompts: `terminal`, or nobody (such calls are then declined at once)."""
-        module = "import mcp_notebook.cli._terminal_approval as _mcp_approval\n"
+        module = "import mcp_notebook.ipython._approval_channel as _mcp_approval\n"
         if terminal is None:
             reply = self.execute(module + "_mcp_approval.unattended()", store_history=False, timeout=60)
         else:
@@ -457,7 +457,7 @@ def _terminal_out() -> TextIO:
 def _serve_stdio(kernel: HeadlessKernel, url: str, token: str) -> int:
     import anyio
 
-    from ._bridge import run_bridge
+    from ._bridge import run_bridge  # the SDK's client and server: only when serving on stdio
 
     # The bridge handles SIGINT/SIGTERM itself while it runs (and ends when stdin closes).
     return anyio.run(run_bridge, url, token)

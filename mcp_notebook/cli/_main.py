@@ -13,6 +13,7 @@ import os
 import sys
 
 from .._version import __version__
+from ..core._secrets import TokenFileError, read_token_file, token_on_argv_warning
 from ..server._approval import seconds_argument
 
 _SERVE_HELP = """\
@@ -140,8 +141,6 @@ def _log_to_stderr() -> None:
 
 def _token(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str | None:
     """The token from --token-file, --token (warned about) or MCP_NOTEBOOK_TOKEN; None if none is set."""
-    from ..core._secrets import TokenFileError, read_token_file, token_on_argv_warning
-
     if args.token_file:
         try:
             token, warning = read_token_file(args.token_file)
@@ -157,9 +156,11 @@ def _token(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str | N
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Each command imports what it runs when it runs: `mcp-notebook version` or `config` must not
+    # pay for the SDK, a kernel client or nbclient.
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "lint":
-        from ..lint._linter import main_lint
+        from ..linter._notebook import main_lint
 
         return int(main_lint(argv[1:]) or 0)
     parser = build_parser()

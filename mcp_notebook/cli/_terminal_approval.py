@@ -32,8 +32,8 @@ from typing import Any, TextIO
 from ..core._guards import visible
 from ..core._identity import claims
 from ..core._text import add_messages, t
+from ..server._approval import TERMINAL_CHANNEL
 
-TARGET = "mcp_notebook.approvals"
 ANSWERS = {"y": "approve", "yes": "approve", "n": "deny", "no": "deny", "a": "always", "always": "always"}
 
 add_messages(
@@ -75,66 +75,6 @@ add_messages(
 )
 
 
-# -- in the kernel -----------------------------------------------------------------------------------------
-
-
-def open_channel(server: Any = None) -> Any:
-    """Send the running server's approval prompts to the frontend that runs this code, take its answers.
-
-    Called in the kernel by ``mcp-notebook serve`` when a terminal is attached. Returns the comm.
-    """
-    from comm import create_comm
-
-    from ..runtime._loop import current_server
-
-    server = server if server is not None else current_server()
-    policy = server.approval
-    channel = create_comm(target_name=TARGET, data={"timeout": policy.timeout})
-
-    def closed(request: Any) -> None:
-        channel.send({"event": "closed", "id": request.id, "decision": request.decision})
-
-    def ask(request: Any) -> None:
-        channel.send(
-            {
-                "event": "ask",
-                "id": request.id,
-                "tool": request.tool,
-                "title": request.title,
-                "description": request.description,
-                "client": request.client,  # the identity its token proved
-                "claimed": request.claimed,  # what the client says it is, shown as a claim
-                "annotations": request.annotations,
-                "arguments": request.arguments,
-                "seconds_left": request.seconds_left,
-            }
-        )
-        request._on_resolve.append(closed)
-
-    def answer(message: dict[str, Any]) -> None:
-        # Runs on the kernel's shell thread: resolving a request is thread-safe.
-        data = message["content"]["data"]
-        request = next((r for r in list(policy.pending) if r.id == data.get("id")), None)
-        decide = {"approve": "approve", "deny": "deny", "always": "always_allow"}.get(data.get("answer"))
-        if request is not None and decide is not None:
-            getattr(request, decide)()
-
-    channel.on_msg(answer)
-    policy.answered_in = "terminal"
-    policy.listeners.append(ask)
-    for request in list(policy.pending):
-        ask(request)
-    return channel
-
-
-def unattended(server: Any = None) -> None:
-    """No one can answer: calls that need approval are declined at once, saying so."""
-    from ..runtime._loop import current_server
-
-    server = server if server is not None else current_server()
-    server.approval.answered_in = None
-
-
 # -- in `mcp-notebook serve` -------------------------------------------------------------------------------
 
 
@@ -172,7 +112,7 @@ class TerminalApprovals:
         """One IOPub message of the kernel: our comm's opening, a request waiting or closing."""
         content = message.get("content", {})
         kind = message.get("msg_type")
-        if kind == "comm_open" and content.get("target_name") == TARGET:
+        if kind == "comm_open" and content.get("target_name") == TERMINAL_CHANNEL:
             self.comm_id = content["comm_id"]
         elif kind == "comm_msg" and content.get("comm_id") == self.comm_id and self.comm_id is not None:
             data = content.get("data", {})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core import _ui
 from ._requests import DEFAULT_TIMEOUT, request
 from ._results import CallResult, PromptResult, ReadResult
 
@@ -62,10 +63,8 @@ def call(
     """
 
     if confirm:
-        from ._pending import PendingCall
-
         options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
-        return PendingCall(name, dict(arguments or {}), options)
+        return _ui.make("pending_call", name, dict(arguments or {}), options)
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
         if on_progress is not None:

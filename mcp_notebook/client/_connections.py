@@ -18,9 +18,11 @@ from typing import Any
 
 import anyio
 
+from .._version import __version__
 from ..core._errors import ClientConnectionError, ServerError
 from ..core._text import t
-from ..runtime._loop import current_server, runtime
+from ..runtime._loop import runtime
+from ._questions import elicitation_callback, sampling_callback
 
 
 class _Connection:
@@ -60,7 +62,7 @@ class ClientPool:
         self._lock = threading.Lock()
         runtime.on_close(self.close_all)
         # Close our connections to a server before it stops: an open GET stream would hold its shutdown.
-        runtime.before_server_stop.append(lambda server: self.close_target(server.url))
+        runtime.before_server_stop.append(self.close_target)
 
     def get(
         self, key: tuple[str, ...], open_client: Callable[[], Any], target: str, timeout: float
@@ -125,16 +127,14 @@ def describe_error(exc: BaseException) -> str:
 def resolve_target(
     url: str | None, token: str | None, stdio: str | None, mode: str
 ) -> tuple[tuple[str, ...], Callable[[], Any], str]:
-    # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
+    # The SDK loads on the first call (`import mcp` takes over a second): not on `%load_ext`.
     import mcp_types
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import get_default_environment, stdio_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    from .._version import __version__
-    from ._questions import elicitation_callback, sampling_callback
-
+    # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     asks: dict[str, Any] = {
         "elicitation_callback": elicitation_callback,
         "sampling_callback": sampling_callback,
@@ -160,13 +160,12 @@ def resolve_target(
         return ("stdio", stdio, token or "", mode), open_stdio, stdio
     headers: dict[str, str] = {}
     if url is None:
-        server = current_server()
-        if server is None:
+        if runtime.endpoint is None:
             raise ServerError(t("serve.not_running"))
         # The notebook calling its own server proves it is the notebook (identity "notebook": the
         # person is the caller, so no approval is asked) with a secret that never leaves this process.
         # A token given on purpose is that identity's instead.
-        url, token = server.url, token or runtime.local_secret
+        url, token = runtime.endpoint, token or runtime.local_secret
     if token:
         headers["Authorization"] = f"Bearer {token}"
 

@@ -15,10 +15,12 @@ from typing import Any
 
 import anyio
 
+from ..core import _ui
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._text import t
 from ..runtime._execution import STOPPED
 from ..runtime._loop import runtime
+from . import _questions
 from ._connections import describe_error, get_pool, resolve_target
 
 DEFAULT_TIMEOUT = 60.0
@@ -26,18 +28,16 @@ DEFAULT_TIMEOUT = 60.0
 
 def _wait(future: Any, timeout: float, target: str) -> Any:
     """The future's result; or `STOPPED` when the server asked for a person's input meanwhile."""
-    from . import _questions as _asks
-
     try:
         if threading.current_thread() is threading.main_thread():
-            unregister = _asks.on_request(runtime.kernel_pump.wake)
+            unregister = _questions.on_request(runtime.kernel_pump.wake)
             try:
-                return runtime.kernel_pump.wait(future, timeout, stop=lambda: not _asks.inbox.empty())
+                return runtime.kernel_pump.wait(future, timeout, stop=lambda: not _questions.inbox.empty())
             finally:
                 unregister()
         woken = threading.Event()
         future.add_done_callback(lambda _: woken.set())
-        unregister = _asks.on_request(woken.set)
+        unregister = _questions.on_request(woken.set)
         try:
             if not woken.wait(timeout):
                 raise TimeoutError
@@ -104,9 +104,13 @@ def request(
             outcome = _wait(future, timeout, target)
             if outcome is STOPPED:
                 # A person must answer first: stop waiting, show the question(s), finish later.
-                from ._questions import CallInProgress, take_questions
-
-                return CallInProgress(label or target, take_questions(), future, _finishing(finish, target))
+                return _ui.make(
+                    "call_in_progress",
+                    label or target,
+                    _questions.take_questions(),
+                    future,
+                    _finishing(finish, target),
+                )
             return outcome if finish is None else finish(outcome)
         except MCPError as exc:
             raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core import _ui
 from ..core._text import add_messages, t
 
 add_messages(
@@ -110,9 +111,7 @@ class CallResult:
 
     def view(self) -> Any:
         """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
-        from ..widgets import ResultView
-
-        return ResultView.of(self)
+        return _ui.make("result_view", self)
 
     def __repr__(self) -> str:
         label = t("result.error_label") if self.is_error else t("result.ok_label")
@@ -145,9 +144,7 @@ class ReadResult:
 
     def view(self) -> Any:
         """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
-        from ..widgets import ResultView
-
-        return ResultView.of(self)
+        return _ui.make("result_view", self)
 
     def __repr__(self) -> str:
         lines = [f"{t('result.resource_label')}: {self.uri}"]
@@ -184,9 +181,7 @@ class PromptResult:
 
     def view(self) -> Any:
         """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
-        from ..widgets import ResultView
-
-        return ResultView.of(self)
+        return _ui.make("result_view", self)
 
     def __repr__(self) -> str:
         lines = [f"{t('result.prompt_label')}: {self.name}"]

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import threading
-from collections.abc import Mapping
+import typing
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from ._identity import identity_of
@@ -119,8 +121,11 @@ class Context:
         answers: Mapping[str, Any] | None = None,
         responses: Mapping[str, Any] | None = None,
         log_level: str | None = None,
+        in_waiting_cell: Callable[[], bool] = lambda: False,
     ) -> None:
         self._request = request  # the SDK's ServerRequestContext of this call
+        # Whether this thread runs the tool for a cell that waits for it (the runtime knows; see `_block`).
+        self._in_waiting_cell = in_waiting_cell
         self._stateless = stateless
         self._answers: dict[str, Any] = dict(answers or {})  # earlier rounds, from the sealed state
         self._responses: dict[str, Any] = dict(responses or {})  # this round's inputResponses
@@ -135,7 +140,13 @@ class Context:
         self.protocol_version: str = request.protocol_version
 
     @classmethod
-    def of_request(cls, request: Any, *, log_level: str | None = None) -> Context:
+    def of_request(
+        cls,
+        request: Any,
+        *,
+        log_level: str | None = None,
+        in_waiting_cell: Callable[[], bool] = lambda: False,
+    ) -> Context:
         """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
         round (``inputResponses``, only those to the questions the round asked) and of earlier ones
         (inside the verified, unsealed ``requestState``)."""
@@ -152,6 +163,7 @@ class Context:
             answers=answers if isinstance(answers, dict) else None,
             responses=responses if isinstance(responses, dict) else None,
             log_level=log_level,
+            in_waiting_cell=in_waiting_cell,
         )
 
     # -- what the client can do ---------------------------------------------------------------
@@ -339,7 +351,7 @@ class Context:
         if threading.get_ident() == self._loop_thread:
             coroutine.close()
             raise RuntimeError(t("context.on_loop", method=method))
-        if method not in ("progress", "log") and _cell_waiting():
+        if method not in ("progress", "log") and self._in_waiting_cell():
             # The kernel's thread runs this tool for a cell that waits in %mcp_call: the form that
             # asks the person could never be shown (the cell would have to end first).
             coroutine.close()
@@ -361,17 +373,8 @@ class Context:
         return f"<Context {self.protocol_version} ({era}) client={self.client!r}>"
 
 
-def _cell_waiting() -> bool:
-    from ..runtime._execution import cell_is_waiting
-
-    return cell_is_waiting()
-
-
 def context_parameter(fn: Any) -> str | None:
     """The name of `fn`'s parameter annotated `Context`, if it has one (the server fills it in)."""
-    import inspect
-    import typing
-
     try:
         hints = typing.get_type_hints(fn)
     except Exception:

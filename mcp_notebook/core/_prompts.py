@@ -22,6 +22,7 @@ from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
 from ._results import image_block, text_block
 from ._text import add_messages, t
+from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
 
 add_messages(
     {
@@ -125,8 +126,6 @@ def make_prompt(
     description: str | None = None,
     completers: Mapping[str, Any] | None = None,
 ) -> PromptEntry:
-    from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
-
     prompt_name = str(name or getattr(fn, "__name__", ""))
     check_tool_name(prompt_name)
     summary, param_docs = parse_docstring(inspect.getdoc(fn))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._text import add_messages, t
+from ._type_schema import type_schema
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -112,8 +113,6 @@ def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         raise TypeError(t("context.bad_schema", what=schema))
     if schema.get("type") == "object":
         return dict(schema)
-    from ._schema import type_schema
-
     try:
         properties = {name: type_schema(tp) for name, tp in schema.items()}
     except Exception:

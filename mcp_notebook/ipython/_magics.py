@@ -22,9 +22,12 @@ from IPython.core.magic import (
     no_var_expand,
 )
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
 from IPython.utils.text import DollarFormatter
 
+from ..core._catalogue import default_catalogue
 from ..core._errors import MCPNotebookError, ProtocolError
+from ..core._primitives import publish
 from ..core._text import t
 from ..server._approval import seconds_argument
 from ._magic_args import (
@@ -109,7 +112,7 @@ class MCPMagics(Magics):
         ``srv.client_config("claude-code")``.
         """
         args = parse_argstring(self.mcp_serve, line)
-        from ..runtime._loop import serve
+        from ..api._serving import serve  # the server imports the SDK: on first use, not on %load_ext
 
         try:
             server = serve(
@@ -125,22 +128,20 @@ class MCPMagics(Magics):
         except (MCPNotebookError, ValueError) as exc:  # a bad option value: say what to change
             raise UsageError(str(exc)) from None
         # The panel shows approval prompts and activity; it lives in this cell's output.
-        from IPython.display import display
-
         display(server.panel())
         return server
 
     @line_magic
     def mcp_stop(self, line: str) -> None:
         """Stop the in-kernel MCP server and free its port."""
-        from ..runtime._loop import stop
+        from ..api._serving import stop  # the server imports the SDK: on first use, not on %load_ext
 
         stop()
 
     @line_magic
     def mcp_status(self, line: str) -> None:
         """Show whether the in-kernel MCP server runs, where, and how many tools it serves."""
-        from ..runtime._loop import current_server
+        from ..api._serving import current_server  # the SDK: on first use, not on %load_ext
 
         server = current_server()
         print(server.status() if server is not None else t("serve.status_stopped"))
@@ -151,8 +152,7 @@ class MCPMagics(Magics):
 
         The view follows the catalogue live as cells define or redefine things.
         """
-        from ..core._catalogue import default_catalogue
-        from ..widgets import CatalogueView
+        from ..widgets import CatalogueView  # ipywidgets: on first use, not on %load_ext
 
         return CatalogueView(default_catalogue)
 
@@ -235,8 +235,6 @@ class MCPMagics(Magics):
         """
         args = self.mcp_publish.parser.parse_args(tokens(line))
         namespace = self.shell.user_ns if self.shell is not None else {}
-        from ..core._primitives import publish
-
         try:
             value = lookup(namespace, args.variable)
             return publish(value, args.uri, name=args.name or args.variable, description=args.description)
@@ -264,7 +262,7 @@ class MCPMagics(Magics):
         return self.shell.user_ns if self.shell is not None else {}
 
     def _client(self, function: str, *args: Any, **kwargs: Any) -> Any:
-        from ..client import _calls as _client
+        from ..client import _calls as _client  # its loop (anyio): on first use, not on %load_ext
 
         try:
             return getattr(_client, function)(*args, **kwargs)
@@ -313,55 +311,8 @@ class _ProgressBar:
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
         if self.bar is None:
-            from IPython.display import display
-
-            from ..widgets import CallProgress
+            from ..widgets import CallProgress  # ipywidgets: on first use, not on %load_ext
 
             self.bar = CallProgress(self.tool)
             display(self.bar)
         self.bar.update_progress(progress, total, message)
-
-
-class LintReport:
-    """The linter's findings for a tool just defined, shown compactly under the cell."""
-
-    def __init__(self, findings: list[Any]) -> None:
-        self.findings = findings
-
-    def __repr__(self) -> str:
-        return "\n".join(str(finding) for finding in self.findings)
-
-    def _repr_html_(self) -> str:
-        import html
-
-        rows = "".join(f"<li><code>{html.escape(str(finding))}</code></li>" for finding in self.findings)
-        return f"<details><summary>{len(self.findings)} × lint</summary><ul>{rows}</ul></details>"
-
-
-def _lint_on_define(entry: Any, catalogue: Any) -> None:
-    from IPython.display import display
-
-    from ..lint._linter import lint
-
-    findings = [f for f in lint(entry, among=catalogue.tools()) if f.severity in ("error", "warning")]
-    if findings:
-        display(LintReport(findings))
-
-
-def register(ipython: Any) -> None:
-    from ..core._catalogue import DEFINE_HOOKS
-
-    ipython.register_magics(MCPMagics)
-    if _lint_on_define not in DEFINE_HOOKS:
-        DEFINE_HOOKS.append(_lint_on_define)
-
-
-def unregister(ipython: Any) -> None:
-    line_magics = ipython.magics_manager.magics["line"]
-    for name in MAGIC_NAMES:
-        line_magics.pop(name, None)
-    ipython.magics_manager.registry.pop("MCPMagics", None)
-    from ..core._catalogue import DEFINE_HOOKS
-
-    if _lint_on_define in DEFINE_HOOKS:
-        DEFINE_HOOKS.remove(_lint_on_define)

@@ -216,7 +216,7 @@ def served_catalogue() -> Any:
 
     Without importing the SDK: a learner who has not served anything yet pays nothing for it.
     """
-    runtime = sys.modules.get("mcp_notebook.runtime._loop")
+    runtime = sys.modules.get("mcp_notebook.api._serving")
     server = runtime.current_server() if runtime is not None else None
     if server is not None:
         return server.catalogue

@@ -481,7 +481,7 @@ class ClientConfigExercise(Exercise):
 def _running_port() -> int | None:
     import sys
 
-    runtime = sys.modules.get("mcp_notebook.runtime._loop")
+    runtime = sys.modules.get("mcp_notebook.api._serving")
     server = runtime.current_server() if runtime is not None else None
     return server.port if server is not None else None
 

@@ -32,6 +32,9 @@ Decision = Literal["approved", "denied", "timeout", "always-allowed", "not-neede
 # Where a person answers: the notebook's panel, the terminal of `mcp-notebook serve`, code that holds
 # the server handle (srv.pending), or nowhere (None: such calls are declined at once).
 AnsweredIn = Literal["notebook", "terminal", "server"] | None
+# The Jupyter comm that carries approval prompts from a headless kernel to the terminal of
+# `mcp-notebook serve` (`mcp_notebook.ipython._approval_channel` and `mcp_notebook.cli._terminal_approval`).
+TERMINAL_CHANNEL = "mcp_notebook.approvals"
 MODES = ("ask", "always", "auto")
 TICK = 1.0  # seconds between countdown updates
 

@@ -32,7 +32,7 @@ from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answe
 from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
 from ..core._text import t
-from ..runtime._execution import KernelBusy, ToolRunner
+from ..runtime._execution import KernelBusy, ToolRunner, cell_is_waiting
 from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
 from ._approval import ApprovalPolicy, ApprovalRequest
 from ._guardrails import Guardrails
@@ -236,7 +236,7 @@ class ToolCalls:
         context = None
         if entry.context:
             log_level = self._log_levels.get(session_id_of(ctx) or "")
-            context = Context.of_request(ctx, log_level=log_level)
+            context = Context.of_request(ctx, log_level=log_level, in_waiting_cell=cell_is_waiting)
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._run(entry, arguments, record, identity, context)

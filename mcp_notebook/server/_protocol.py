@@ -44,6 +44,7 @@ from ._calls import ToolCalls
 from ._data import DataHandlers
 from ._guardrails import Guardrails
 from ._paging import page
+from .http._gate import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 
@@ -233,8 +234,6 @@ class ToolServer:
         return {}
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        from .http._gate import SUPPORTED_VERSIONS
-
         result = await self.sdk._handle_discover(ctx, params)
         return result.model_copy(update={"supported_versions": list(SUPPORTED_VERSIONS)})
 

@@ -1,12 +1,17 @@
-"""Notebook widgets: the server panel (approval prompts and the activity log).
+"""Notebook widgets: the server panel, the catalogue, results, pending calls and question forms.
 
-Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRecord`) and holds no
-protocol logic. From the server's thread they only set traits, which ipywidgets sends safely.
+Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRecord`, results) and
+holds no protocol logic. From the server's thread they only set traits, which ipywidgets sends
+safely. Importing this package registers its displays with `mcp_notebook.core._ui`, through which
+the layers below (results, the server handle, the client) show things without importing widgets.
 """
 
+from ..core import _ui
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
+from ._pending import PendingCall
+from ._questions import CallInProgress, ElicitationForm, SamplingForm
 from ._result import CallProgress, ErrorView, ResultView
 from ._tryit import TryIt
 
@@ -20,3 +25,10 @@ __all__ = [
     "ServerPanel",
     "TryIt",
 ]
+
+_ui.register("result_view", ResultView.of)
+_ui.register("server_panel", ServerPanel)
+_ui.register("pending_call", PendingCall)
+_ui.register("elicitation_form", ElicitationForm)
+_ui.register("sampling_form", SamplingForm)
+_ui.register("call_in_progress", CallInProgress)

@@ -15,6 +15,8 @@ import ipywidgets as widgets
 
 from ..core._catalogue import Catalogue
 from ..core._text import add_messages, t
+from ..linter._lint import lint
+from ._tryit import TryIt
 
 add_messages(
     {
@@ -57,8 +59,6 @@ class CatalogueView(widgets.VBox):
             self._build_forms()
 
     def _build_forms(self) -> None:
-        from ._tryit import TryIt
-
         tools = self.catalogue.tools()
         self.tryit = {entry.name: TryIt(entry) for entry in tools}
         self.forms.children = list(self.tryit.values())
@@ -69,8 +69,6 @@ class CatalogueView(widgets.VBox):
         super().close()
 
     def _render(self) -> str:
-        from ..lint._linter import lint
-
         findings: dict[str, list[Any]] = {}
         for finding in lint(self.catalogue):
             if finding.severity in ("error", "warning"):

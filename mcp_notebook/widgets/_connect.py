@@ -11,6 +11,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..client._configs import CLIENTS, config_usage
 from ..core._text import add_messages, t
 
 add_messages(
@@ -29,8 +30,6 @@ class ConnectView(widgets.VBox):
     """A client picker, its configuration (URL and its own token filled in), and a "check connection" button."""
 
     def __init__(self, server: Any) -> None:
-        from ..client._configs import CLIENTS
-
         self.server = server
         self.client = widgets.Dropdown(options=list(CLIENTS), value=None, description=t("connect.client"))
         self.config = widgets.Textarea(
@@ -47,8 +46,6 @@ class ConnectView(widgets.VBox):
         )
 
     def _show(self) -> None:
-        from ..client._configs import config_usage
-
         chosen = self.client.value
         if chosen is None:  # nothing picked yet: no client, so no token made
             self.config.value = self.usage.value = ""

@@ -1,7 +1,7 @@
-"""Content blocks and structured content as widgets: what `ResultView` is made of.
+"""Content blocks and structured content as widgets: the leaves `ResultView` is made of.
 
-Text, image (an Image), audio (a player), resource_link (with a "Read it" button), embedded resource,
-and JSON as a collapsible tree or, for a list of records, a table.
+Image (an Image), audio (a player), embedded resource, and JSON as a collapsible tree or, for a
+list of records, a table. (A resource_link, which reads and shows another result, is in `_result`.)
 
 Results may come from an untrusted server: every value goes into HTML through `esc`, media widgets
 get only a checked ``image/*`` / ``audio/*`` type (`media_type`), and a URI is shown, never linked.
@@ -51,13 +51,7 @@ add_messages(
 MAX_ITEMS = 200  # per JSON container and per table: a huge result must not freeze the browser
 MAX_DEPTH = 40
 Reader = Callable[[str], Any]
-_PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
-
-
-def _read_with_client(uri: str) -> Any:
-    import mcp_notebook
-
-    return mcp_notebook.read_resource(uri)
+PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
 
 
 def esc(value: Any) -> str:
@@ -65,7 +59,7 @@ def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _media(kind: str, mime: str, data: str) -> widgets.Widget:
+def media_widget(kind: str, mime: str, data: str) -> widgets.Widget:
     """An Image or an Audio player for base64 `data`, or a note saying why it cannot be shown."""
     safe = media_type(mime, (kind,))
     if safe is None:
@@ -162,9 +156,11 @@ class EmbeddedResourceView(widgets.VBox):
         head = f"<b>{esc(title)}</b>: " if title else ""
         self.header = widgets.HTML(f"{head}<code>{esc(self.uri)}</code> <i>{esc(mime)}</i>")
         if "text" in contents:
-            self.body: widgets.Widget = widgets.HTML(_PRE.format(esc(contents["text"])))
+            self.body: widgets.Widget = widgets.HTML(PRE.format(esc(contents["text"])))
         elif media_type(mime) is not None:
-            self.body = _media(mime.strip().lower().partition("/")[0], mime, str(contents.get("blob", "")))
+            self.body = media_widget(
+                mime.strip().lower().partition("/")[0], mime, str(contents.get("blob", ""))
+            )
         else:
             size = len(str(contents.get("blob", ""))) * 3 // 4
             self.body = widgets.HTML(f"<i>{esc(t('view.blob', size=f'{size:,}'))}</i>")
@@ -172,68 +168,3 @@ class EmbeddedResourceView(widgets.VBox):
 
     def __repr__(self) -> str:
         return f"[resource {self.uri}]"
-
-
-class ResourceLinkView(widgets.VBox):
-    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents."""
-
-    def __init__(self, block: dict[str, Any], read: Reader | None = None) -> None:
-        self.block = block
-        self.uri = str(block.get("uri", ""))
-        self._read = read or _read_with_client
-        self.read_result: Any = None
-        self.read_error: BaseException | None = None
-        name = block.get("title") or block.get("name") or ""
-        facts = [str(block["mimeType"])] if block.get("mimeType") else []
-        if isinstance(block.get("size"), int):
-            facts.append(t("view.bytes", size=f"{block['size']:,}"))
-        self.header = widgets.HTML(
-            f"🔗 <b>{esc(t('view.link'))}</b>: <code>{esc(self.uri)}</code> {esc(name)}"
-            + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
-            + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
-        )
-        self.read_button = widgets.Button(description=t("view.read"), icon="book")
-        self.status = widgets.HTML("")
-        self.contents = widgets.VBox([])
-        # A click runs on the kernel's main thread or a subshell thread. Reading through the
-        # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
-        self.read_button.on_click(lambda _: self.read())
-        super().__init__([self.header, widgets.HBox([self.read_button, self.status]), self.contents])
-
-    def read(self) -> Any:
-        """Read the linked resource now and show its contents below; returns them (None on failure)."""
-        # Imported here: `_result` builds on this module, and a read result is shown as a ResultView.
-        from ._result import ErrorView, ResultView
-
-        self.read_button.disabled = True
-        self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
-        try:
-            result = self._read(self.uri)
-            shown: widgets.Widget = ResultView.of(result, read=self._read)
-            self.read_result, self.read_error = result, None
-        except Exception as exc:  # the person sees what failed; nothing escapes into a random cell
-            self.read_result, self.read_error = None, exc
-            shown = ErrorView.of(exc)
-        finally:
-            self.status.value = ""
-            self.read_button.disabled = False
-        self.contents.children = (shown,)
-        return self.read_result
-
-    def __repr__(self) -> str:
-        return f"[resource_link] {self.uri} ({self.block.get('mimeType', '')})"
-
-
-def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.Widget:
-    """The widget for one content block: text, image, audio, resource_link or embedded resource."""
-    kind = block.get("type")
-    if kind == "text":
-        return widgets.HTML(_PRE.format(esc(block.get("text", ""))))
-    if kind in ("image", "audio"):
-        return _media(str(kind), str(block.get("mimeType", "")), str(block.get("data", "")))
-    if kind == "resource_link":
-        return ResourceLinkView(block, read)
-    if kind == "resource":
-        return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
-    shown = json.dumps(block, ensure_ascii=False, indent=2)
-    return widgets.HTML(f"<i>{esc(t('view.unknown_block', kind=kind))}</i>{_PRE.format(esc(shown))}")

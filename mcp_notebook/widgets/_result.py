@@ -11,15 +11,26 @@ in amber; an `ErrorView` (red) is a request that produced no result at all.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
 import ipywidgets as widgets
 
+from ..client._calls import read_resource
 from ..client._results import CallResult, PromptResult, ReadResult
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._text import add_messages, t
-from ._content import EmbeddedResourceView, JsonTree, Reader, RecordsTable, block_widget, esc, records_of
+from ._content import (
+    PRE,
+    EmbeddedResourceView,
+    JsonTree,
+    Reader,
+    RecordsTable,
+    esc,
+    media_widget,
+    records_of,
+)
 
 add_messages(
     {
@@ -297,3 +308,69 @@ class ResultView(widgets.VBox):
         if self.result is not None:
             return repr(self.result)
         return repr(self.progress)
+
+
+def _read_with_client(uri: str) -> Any:
+    return read_resource(uri)
+
+
+class ResourceLinkView(widgets.VBox):
+    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents."""
+
+    def __init__(self, block: dict[str, Any], read: Reader | None = None) -> None:
+        self.block = block
+        self.uri = str(block.get("uri", ""))
+        self._read = read or _read_with_client
+        self.read_result: Any = None
+        self.read_error: BaseException | None = None
+        name = block.get("title") or block.get("name") or ""
+        facts = [str(block["mimeType"])] if block.get("mimeType") else []
+        if isinstance(block.get("size"), int):
+            facts.append(t("view.bytes", size=f"{block['size']:,}"))
+        self.header = widgets.HTML(
+            f"🔗 <b>{esc(t('view.link'))}</b>: <code>{esc(self.uri)}</code> {esc(name)}"
+            + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
+            + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
+        )
+        self.read_button = widgets.Button(description=t("view.read"), icon="book")
+        self.status = widgets.HTML("")
+        self.contents = widgets.VBox([])
+        # A click runs on the kernel's main thread or a subshell thread. Reading through the
+        # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
+        self.read_button.on_click(lambda _: self.read())
+        super().__init__([self.header, widgets.HBox([self.read_button, self.status]), self.contents])
+
+    def read(self) -> Any:
+        """Read the linked resource now and show its contents below; returns them (None on failure)."""
+        self.read_button.disabled = True
+        self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
+        try:
+            result = self._read(self.uri)
+            shown: widgets.Widget = ResultView.of(result, read=self._read)
+            self.read_result, self.read_error = result, None
+        except Exception as exc:  # the person sees what failed; nothing escapes into a random cell
+            self.read_result, self.read_error = None, exc
+            shown = ErrorView.of(exc)
+        finally:
+            self.status.value = ""
+            self.read_button.disabled = False
+        self.contents.children = (shown,)
+        return self.read_result
+
+    def __repr__(self) -> str:
+        return f"[resource_link] {self.uri} ({self.block.get('mimeType', '')})"
+
+
+def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.Widget:
+    """The widget for one content block: text, image, audio, resource_link or embedded resource."""
+    kind = block.get("type")
+    if kind == "text":
+        return widgets.HTML(PRE.format(esc(block.get("text", ""))))
+    if kind in ("image", "audio"):
+        return media_widget(str(kind), str(block.get("mimeType", "")), str(block.get("data", "")))
+    if kind == "resource_link":
+        return ResourceLinkView(block, read)
+    if kind == "resource":
+        return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
+    shown = json.dumps(block, ensure_ascii=False, indent=2)
+    return widgets.HTML(f"<i>{esc(t('view.unknown_block', kind=kind))}</i>{PRE.format(esc(shown))}")

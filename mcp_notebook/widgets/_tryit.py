@@ -14,8 +14,10 @@ from typing import Any
 import anyio.to_thread
 import ipywidgets as widgets
 
+from ..client._calls import call
 from ..core._arguments import argument_problems, compile_validator
 from ..core._text import add_messages, t
+from ..runtime._loop import runtime
 
 add_messages(
     {
@@ -108,8 +110,6 @@ class TryIt(widgets.VBox):
 
     def submit(self) -> Any:
         """Check the form; if it is right, call the tool in the background (returns the future, or None)."""
-        from ..runtime._loop import runtime
-
         arguments, problems = self.arguments()
         self.problems.value = "".join(f"<div style='color:#b3261e'>{html.escape(p)}</div>" for p in problems)
         if problems:
@@ -117,8 +117,6 @@ class TryIt(widgets.VBox):
         return runtime.portal().start_task_soon(anyio.to_thread.run_sync, self._call, arguments)
 
     def _call(self, arguments: dict[str, Any]) -> Any:
-        from ..client._calls import call
-
         result = call(self.entry.name, arguments)
         self.output.clear_output()
         self.output.append_display_data(result)  # thread-safe, unlike `with output:`

@@ -3,11 +3,9 @@
 A server's quality lies in each tool's interface (seeds 003 and 004): a clear name, a description
 that says when (and when not) to use the tool, few closed and bounded parameters, no secrets as
 input, honest annotations, an output schema. `lint` turns that advice into findings with stable
-rule ids (`RULES`); `lint_notebook` runs a notebook in a real kernel and lints the tools it
-defines; `main_lint` is the ``mcp-notebook lint`` command.
-
-Pure apart from `lint_notebook` and `main_lint` (in `_lint_notebook`, nbclient imported on first
-use). The rules' detection lives in `_lint_rules`, their messages in `_lint_text`.
+rule ids (`RULES`). Pure: linting a whole notebook in a real kernel (`lint_notebook`, and
+``mcp-notebook lint``) is in `_notebook`; the rules' detection lives in `_rules`, their messages in
+`_texts`.
 """
 
 from __future__ import annotations
@@ -17,21 +15,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from . import _texts  # noqa: F401  # registers the lint.* messages
 from ..core._catalogue import Catalogue, ToolEntry
 from ..core._text import t
-from ._notebook import NotebookLintError, lint_notebook, main_lint
+from . import _texts  # noqa: F401  # registers the lint.* messages
 from ._rules import check
 
 __all__ = [
     "RULES",
     "Finding",
-    "NotebookLintError",
     "Rule",
     "format_findings",
     "lint",
-    "lint_notebook",
-    "main_lint",
     "summary",
 ]
 

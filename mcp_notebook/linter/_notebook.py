@@ -13,13 +13,11 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core._errors import MCPNotebookError
 from ..core._text import get_language, t
-
-if TYPE_CHECKING:
-    from ._linter import Finding
+from ._lint import RULES, Finding, format_findings, summary
 
 SKIP_TAG = "skip-lint"
 _SKIP_LINE_RE = re.compile(r"#\s*mcp:\s*skip\b", re.IGNORECASE)
@@ -27,7 +25,7 @@ _MARKER = "__mcp_notebook_lint__:"
 # The last cell: lint the catalogue that @tool filled, in the caller's language, and print one marked line.
 _PROBE = """\
 import json as _mcp_lint_json
-from mcp_notebook.lint import _linter as _mcp_lint
+from mcp_notebook.linter import _linter as _mcp_lint
 from mcp_notebook.core import _text as _mcp_lint_text
 from mcp_notebook.core._catalogue import default_catalogue as _mcp_lint_catalogue
 _mcp_lint_text.set_language({language!r})
@@ -84,8 +82,6 @@ def run_lint(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    from ._linter import Finding
-
     path = Path(path)
     # nbformat has no type hints; these two calls are the only ones made.
     notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
@@ -113,8 +109,6 @@ def run_lint(
 
 def main_lint(argv: Sequence[str] | None = None) -> int:
     """``mcp-notebook lint NOTEBOOK...``: print the findings; exit 1 on errors, 2 if a notebook failed."""
-    from ._linter import RULES, format_findings, summary
-
     parser = argparse.ArgumentParser(
         prog="mcp-notebook lint",
         description="Run notebooks and check the MCP tools they define. Rules: "

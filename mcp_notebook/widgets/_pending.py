@@ -18,9 +18,11 @@ from typing import Any
 import anyio.to_thread
 import ipywidgets as widgets
 
+from ..client._calls import call
 from ..core._errors import MCPNotebookError
 from ..core._guards import visible_html
 from ..core._text import add_messages, t
+from ..runtime._loop import runtime
 
 add_messages(
     {
@@ -77,8 +79,6 @@ class PendingCall(widgets.VBox):
 
     def approve(self) -> None:
         """Run the call now (in the background: this returns at once)."""
-        from ..runtime._loop import runtime
-
         if not self._decide("approved"):
             return
         self.status.value = f"<i>{html.escape(t('pending.running'))}</i>"
@@ -102,8 +102,6 @@ class PendingCall(widgets.VBox):
         return True
 
     def _run(self) -> Any:
-        from ._calls import call
-
         try:
             result = call(self.tool, self.arguments, **self._options)
         finally:
@@ -122,8 +120,6 @@ class PendingCall(widgets.VBox):
         MCPNotebookError
             No decision yet: blocking here would never let a click through, so it says so at once.
         """
-        from ..runtime._loop import runtime
-
         if self.decision == "denied":
             raise CallDenied(t("pending.was_denied", tool=self.tool))
         if self._future is None:

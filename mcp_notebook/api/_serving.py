@@ -1,0 +1,253 @@
+"""`serve()`: start the in-kernel server on the runtime's loop, and hand the user its `ServerHandle`.
+
+One server per kernel: calling `serve` again while it runs returns the same handle. It stops and
+frees its port on `stop()` / ``srv.stop()``, ``%mcp_stop``, ``%unload_ext``, kernel shutdown and
+interpreter exit (it closes with the runtime, before the client connections). The socket and
+uvicorn are set up in `mcp_notebook.server.http._listener`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Literal
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+
+from ..core._arguments import _formats
+from ..core._catalogue import Catalogue, RunIn, default_catalogue
+from ..core._errors import ServerError
+from ..core._identity import Identities, check_server_name, default_server_name
+from ..core._secrets import new_token
+from ..core._text import t
+from ..runtime._execution import ToolRunner, install_capture, remove_capture
+from ..runtime._loop import runtime
+from ..server._approval import MODES, ApprovalPolicy, check_timeout
+from ..server._guardrails import Guardrails, default_audit_path
+from ..server._protocol import ToolServer
+from ..server.http._gate import is_loopback
+from ..server.http._listener import bind_socket, run_http
+from ._handle import ServerHandle
+
+_lock = threading.RLock()
+_current: ServerHandle | None = None
+
+
+def serve(
+    port: int = 0,
+    host: str = "127.0.0.1",
+    *,
+    token: str | None = None,
+    run_in: RunIn = "thread",
+    busy_timeout: float = 30.0,
+    approval: str = "ask",
+    approval_timeout: float = 120.0,
+    page_size: int = 100,
+    history: int = 500,
+    history_bytes: int = 32 * 1024 * 1024,
+    session_idle_timeout: float = 600.0,
+    max_sessions: int = 32,
+    result_limit: int = 50_000,
+    max_output_chars: int = 1_000_000,
+    audit_log: str | os.PathLike[str] | Literal[False] | None = None,
+    idempotency_path: str | os.PathLike[str] | None = None,
+    allow_remote: bool = False,
+    catalogue: Catalogue | None = None,
+    name: str | None = None,
+) -> ServerHandle:
+    """Serve the notebook's tools over Streamable HTTP from a background thread of this kernel.
+
+    Returns at once with a handle; calling it again while a server runs returns the same handle.
+
+    Parameters
+    ----------
+    port:
+        TCP port; ``0`` (default) picks a free one.
+    host:
+        Address to bind. Loopback (127.0.0.1) by default; anything else needs ``allow_remote=True``.
+    token:
+        The server token, the owner's credential (identity ``"owner"``); default ``MCP_NOTEBOOK_TOKEN``
+        or a new random token. Give each AI client a token of its own instead:
+        ``srv.add_client("claude-code")`` or ``srv.client_config("claude-code")``.
+    run_in:
+        Where tool functions run: ``"thread"`` (a worker thread, default) or ``"kernel"`` (the
+        kernel's main thread, between cells). See `mcp_notebook.runtime._execution`.
+    busy_timeout:
+        With ``run_in="kernel"``: how long a call waits for a busy kernel before it fails.
+    approval:
+        ``"ask"`` (default): an outside client's call of a tool not annotated read-only waits for a
+        person's Approve/Deny (``srv.pending``); ``"always"``: ask for every tool; ``"auto"``: never
+        ask (tests, CI, demos; warns). Calls from this notebook itself are never asked about.
+    approval_timeout:
+        Seconds a call waits for a person's decision; no answer counts as Deny. While it waits, a
+        call that carries a ``progressToken`` gets ``notifications/progress`` every 10 s
+        (``srv.approval.progress_every``), which keeps clients that reset their own timeout on
+        progress (the TypeScript SDK's ``resetTimeoutOnProgress``) waiting past their 60 s.
+    page_size:
+        Entries per page of ``tools/list``, ``resources/list`` and ``prompts/list``.
+    history:
+        How many recent calls `srv.calls` (and the activity log) keep.
+    history_bytes:
+        How many bytes those records may hold together (32 MiB by default): the oldest go first, and
+        one record's large arguments or results are kept shortened (the call itself had them whole).
+    session_idle_timeout:
+        Seconds after which a handshake-era session with nothing in flight ends (10 minutes).
+    max_sessions:
+        How many handshake-era sessions one credential may hold; opening one more closes its oldest
+        idle one, or is refused (429) when all are busy.
+    result_limit:
+        A tool result with more text than this (characters) is kept as a resource, and the client
+        gets a summary with a ``resource_link`` to read all of it.
+    max_output_chars:
+        Hard cap on a result's text (control characters are always stripped).
+    audit_log:
+        Where to append one JSON line per call (default: ``audit.jsonl`` in the user cache folder,
+        ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``False`` for none.
+    idempotency_path:
+        The SQLite file that keeps results of ``@tool(idempotency_key=True)`` tools.
+    name:
+        This server's name, which scopes the results it stores (idempotency keys) to this notebook:
+        another notebook's tool of the same name never replays them. Default: the notebook's file
+        name and a digest of its path (``orders-3f9a2c1d``), the same after a kernel restart.
+    """
+    global _current
+    with _lock:
+        if _current is not None and _current.running:
+            return _current
+        if run_in not in ("thread", "kernel"):
+            raise ValueError(t("serve.bad_run_in", value=run_in))
+        if approval not in MODES:
+            raise ValueError(t("approval.bad_mode", value=approval))
+        approval_timeout = check_timeout(approval_timeout)
+        server_name = check_server_name(name) if name is not None else default_server_name()
+        if not is_loopback(host):
+            if not allow_remote:
+                raise ServerError(t("serve.host_refused", host=host))
+            warnings.warn(t("serve.not_loopback", host=host), UserWarning, stacklevel=2)
+        token = token or os.environ.get("MCP_NOTEBOOK_TOKEN") or new_token()
+        sock = bind_socket(host, port)
+        port = sock.getsockname()[1]
+        with contextlib.suppress(RuntimeError):
+            # On the kernel's main thread this is the kernel's own loop (ipykernel 7 runs cells on it).
+            runtime.kernel_pump.loop = asyncio.get_running_loop()
+        runner = ToolRunner(
+            run_in, runtime.kernel_pump, busy_timeout=busy_timeout, server_thread=lambda: runtime.thread
+        )
+        policy = ApprovalPolicy(approval, timeout=approval_timeout)
+        if approval == "auto":
+            warnings.warn(t("approval.auto_warning"), UserWarning, stacklevel=2)
+        tools = ToolServer(
+            catalogue if catalogue is not None else default_catalogue,
+            runner,
+            page_size=page_size,
+            result_limit=result_limit,
+            history=history,
+            history_bytes=history_bytes,
+            approval=policy,
+            guards=Guardrails(
+                max_output_chars=max_output_chars,
+                audit_log=None if audit_log is False else (audit_log or default_audit_path()),
+                idempotency_path=idempotency_path,
+                server_name=server_name,
+            ),
+            identities=Identities(token, notebook_token=runtime.local_secret),
+        )
+        handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
+        portal = runtime.portal()
+        try:
+            serving = functools.partial(
+                run_http,
+                tools,
+                sock,
+                host,
+                session_idle_timeout=session_idle_timeout,
+                max_sessions=max_sessions,
+            )
+            _, server = portal.start_task(serving)
+        except Exception as exc:
+            sock.close()
+            tools.guards.close()  # the audit log it opened
+            runner.workers.close()
+            raise ServerError(t("serve.failed", error=exc)) from exc
+        install_capture(lambda: runtime.thread)
+        # Importing jsonschema can take most of a second; do it now, in the background, rather than
+        # during the first call a client makes.
+        portal.start_task_soon(anyio.to_thread.run_sync, _warm_up)
+        unsubscribe = tools.catalogue.subscribe(_debounced_notifier(portal, tools))
+
+        def stop() -> None:
+            unsubscribe()
+            for hook in list(runtime.before_server_stop):
+                with contextlib.suppress(Exception):
+                    hook(handle.url)
+            tools.close_streams()
+            server.should_exit = True
+            with contextlib.suppress(Exception):
+                portal.call(server.done.wait)
+            remove_capture()
+            runner.workers.close()
+            tools.guards.close()
+            handle.running = False
+            global _current
+            with _lock:
+                if _current is handle:
+                    _current = None
+                    runtime.endpoint = None
+
+        handle._stop = stop
+        handle.running = True
+        _current = handle
+        runtime.endpoint = handle.url
+        runtime.on_close(_stop_current, first=True)
+        return handle
+
+
+def stop() -> None:
+    """Stop the in-kernel server if one runs."""
+    if _current is not None:
+        _current.stop()
+
+
+_stop_current = stop  # one function object: registered with the runtime once, however often it serves
+
+
+def current_server() -> ServerHandle | None:
+    """The running in-kernel server, or None."""
+    server = _current
+    return server if server is not None and server.running else None
+
+
+def _warm_up() -> None:
+    _formats()
+
+
+def _debounced_notifier(portal: anyio.from_thread.BlockingPortal, tools: ToolServer) -> Callable[[str], None]:
+    """A catalogue listener that sends one notification per kind of change in a burst.
+
+    A cell that defines ten tools should cost clients one re-list, not ten.
+    """
+    pending: set[str] = set()
+    lock = threading.Lock()
+
+    async def send(kind: str) -> None:
+        await anyio.sleep(0)  # let the rest of the burst land first
+        with lock:
+            pending.discard(kind)
+        await tools.notify(kind)
+
+    def on_change(kind: str) -> None:
+        with lock:
+            if kind in pending:
+                return
+            pending.add(kind)
+        with contextlib.suppress(RuntimeError):  # the loop is closing: nobody left to tell
+            portal.start_task_soon(send, kind)
+
+    return on_change

@@ -1,1 +1,0 @@
-"""The tool linter: each tool's interface against what helps a model call it right."""

@@ -1,0 +1,175 @@
+"""Forms for a person to answer what a server the notebook calls asks (elicitation, sampling).
+
+The client (`mcp_notebook.client._questions`) gets the request and asks for a form here through the
+display registry; a cell cannot wait for a click, so a call that needs input stops waiting and
+shows a `CallInProgress`: the form(s) now, the result below once answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..core._text import add_messages, t
+from ._tryit import field_for
+
+add_messages(
+    {
+        "ask.elicit": {"en": "The server asks: {message}", "ko": "서버가 묻습니다: {message}"},
+        "ask.accept": {"en": "Send", "ko": "보내기"},
+        "ask.decline": {"en": "Decline", "ko": "거절"},
+        "ask.cancel": {"en": "Cancel", "ko": "취소"},
+        "ask.sampling": {
+            "en": "The server asks the client's model to write a reply. You are the model here: write it, or reject.",
+            "ko": "서버가 클라이언트의 모델에게 답을 써 달라고 요청합니다. 여기서는 여러분이 모델입니다: 답을 쓰거나 거절하세요.",
+        },
+        "ask.reject": {"en": "Reject", "ko": "거절"},
+        "ask.answered": {"en": "answered: {action}", "ko": "응답함: {action}"},
+        "ask.waiting": {
+            "en": "The call to {tool} is waiting for your answer above; its result will appear here.",
+            "ko": "{tool} 호출이 위의 답을 기다리고 있습니다. 결과는 여기에 나타납니다.",
+        },
+    }
+)
+
+
+class _Question(widgets.VBox):
+    """A request for input, answered by a person; the answer resolves a future on the client's loop."""
+
+    def _setup(self, children: list[Any]) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.answer: asyncio.Future[Any] = self._loop.create_future()
+        self.status = widgets.HTML("")
+        super().__init__([*children, self.status], layout=widgets.Layout(border="1px solid #0b6bcb"))
+
+    def _reply(self, value: Any, action: str) -> None:
+        for child in self.buttons.children:
+            child.disabled = True
+        self.status.value = f"<i>{html.escape(t('ask.answered', action=action))}</i>"
+
+        # A click runs on the kernel's thread: hand the answer to the client's loop safely.
+        def settle() -> None:
+            if not self.answer.done():  # the first answer counts
+                self.answer.set_result(value)
+
+        self._loop.call_soon_threadsafe(settle)
+
+
+class ElicitationForm(_Question):
+    """A form generated from the requested schema, with Send / Decline / Cancel."""
+
+    def __init__(self, params: Any) -> None:
+        schema = getattr(params, "requested_schema", None) or {"type": "object", "properties": {}}
+        required = set(schema.get("required", []))
+        self.fields = {
+            name: field_for(name, prop, name in required)
+            for name, prop in schema.get("properties", {}).items()
+        }
+        question = widgets.HTML(f"<b>{html.escape(t('ask.elicit', message=params.message))}</b>")
+        send, decline, cancel = (
+            widgets.Button(description=t(key)) for key in ("ask.accept", "ask.decline", "ask.cancel")
+        )
+        send.button_style = "primary"
+        send.on_click(lambda _: self.send())
+        decline.on_click(lambda _: self._answer("decline"))
+        cancel.on_click(lambda _: self._answer("cancel"))
+        self.buttons = widgets.HBox([send, decline, cancel])
+        self._setup([question, *self.fields.values(), self.buttons])
+
+    def send(self) -> None:
+        content = {name: field.value for name, field in self.fields.items() if field.value not in (None, "")}
+        self._answer("accept", content)
+
+    def _answer(self, action: Any, content: dict[str, Any] | None = None) -> None:
+        import mcp_types as types
+
+        self._reply(
+            types.ElicitResult(action=action, content=content if action == "accept" else None), action
+        )
+
+    def __repr__(self) -> str:
+        return "<elicitation form>"
+
+
+class SamplingForm(_Question):
+    """The model-to-be's view: the messages the server sent, and a reply the person writes (or a rejection)."""
+
+    def __init__(self, params: Any) -> None:
+        shown = [
+            f"<div><b>{html.escape(m.role)}</b>: {html.escape(getattr(m.content, 'text', json.dumps(m.content.model_dump(mode='json'))))}</div>"
+            for m in params.messages
+        ]
+        if getattr(params, "system_prompt", None):
+            shown.insert(0, f"<div><i>{html.escape(params.system_prompt)}</i></div>")
+        intro = widgets.HTML(f"<b>{html.escape(t('ask.sampling'))}</b>" + "".join(shown))
+        self.reply = widgets.Textarea(layout=widgets.Layout(width="100%"))
+        send, reject = (
+            widgets.Button(description=t("ask.accept"), button_style="primary"),
+            widgets.Button(description=t("ask.reject")),
+        )
+        send.on_click(lambda _: self.send())
+        reject.on_click(lambda _: self.reject())
+        self.buttons = widgets.HBox([send, reject])
+        self._setup([intro, self.reply, self.buttons])
+
+    def send(self) -> None:
+        import mcp_types as types
+
+        text = types.TextContent(type="text", text=self.reply.value)
+        self._reply(
+            types.CreateMessageResult(role="assistant", content=text, model="person-at-the-notebook"), "send"
+        )
+
+    def reject(self) -> None:
+        import mcp_types as types
+
+        self._reply(
+            types.ErrorData(code=-1, message="The person at the notebook rejected the request."), "reject"
+        )
+
+    def __repr__(self) -> str:
+        return "<sampling request>"
+
+
+class CallInProgress(widgets.VBox):
+    """A call that needs a person's input: the question(s) now, the result below when it comes."""
+
+    def __init__(
+        self, tool: str, questions: list[widgets.Widget], future: Any, finish: Callable[[Any], Any]
+    ) -> None:
+        self.tool = tool
+        self._future = future
+        self._finish = finish
+        self.output = widgets.Output()
+        self.output.append_stdout(t("ask.waiting", tool=tool) + "\n")
+        self._done = threading.Event()
+        self._result: Any = None
+        super().__init__([*questions, self.output])
+        future.add_done_callback(self._show)
+
+    def _show(self, future: Any) -> None:
+        try:
+            self._result = self._finish(future)
+            self.output.clear_output()
+            self.output.append_display_data(self._result)
+        except BaseException as exc:
+            self._result = exc
+            self.output.append_stderr(f"{type(exc).__name__}: {exc}\n")
+        self._done.set()
+
+    def result(self, timeout: float | None = 60.0) -> Any:
+        """The call's result once the questions are answered (raises what the call raised)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(t("ask.waiting", tool=self.tool))
+        if isinstance(self._result, BaseException):
+            raise self._result
+        return self._result
+
+    def __repr__(self) -> str:
+        return f"<call to {self.tool} waiting for input>"
