@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook
-from mcp_notebook.client._questions import CallInProgress, ElicitationForm, SamplingForm
+from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm, SamplingForm
 
 SERVERS = Path(__file__).parent / "servers"
 # 2025-11-25 pushes requests to the client (the SDK's MCPServer); 2026-07-28 answers input_required.

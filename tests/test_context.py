@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, Elicitation, prompt, serve, tool
-from mcp_notebook.client._questions import CallInProgress, ElicitationForm
+from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm
 from mcp_notebook.server._activity import SEALED
 from tests.conftest import ERAS, connect, serve_unattended
 

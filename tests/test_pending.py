@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, MCPNotebookError, tool
-from mcp_notebook.client._pending import CallDenied, PendingCall
+from mcp_notebook.widgets._pending import CallDenied, PendingCall
 from tests.kernel import Kernel
 
 

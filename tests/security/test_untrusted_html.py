@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 import mcp_notebook
 from mcp_notebook import CallResult, Catalogue, ProtocolError, ReadResult, tool
-from mcp_notebook.client._questions import CallInProgress, ElicitationForm, SamplingForm
+from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm, SamplingForm
 from mcp_notebook.widgets import ErrorView, ResultView
 from mcp_notebook.widgets._activity import render_row
 from tests.conftest import connect
