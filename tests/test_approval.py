@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +12,7 @@ import anyio
 import pytest
 
 import mcp_notebook
-from mcp_notebook import Catalogue, serve, set_language, tool
+from mcp_notebook import Catalogue, Context, serve, set_language, tool
 from mcp_notebook.server._approval import ApprovalPolicy, ApprovalRequest
 from tests.conftest import connect
 
@@ -241,9 +242,54 @@ async def test_progress_keeps_a_call_alive_while_it_waits_for_a_person(
     assert results[0].content[0].text == "deleted 3" and done == ["deleted 3"]
     progress = [value for value, _, _ in seen]
     assert progress == sorted(progress) and len(set(progress)) == len(progress)  # it grows, as it must
-    assert all(total == 5 for _, total, _ in seen)  # the approval timeout
+    # No total: a waiting call has done nothing yet, and the tool's own progress comes after.
+    assert all(total is None for _, total, _ in seen)
     message = seen[-1][2] or ""
     assert "Waiting for a person to approve the call to 'delete_row'" in message and "s left" in message
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_tools_own_progress_keeps_growing_after_the_wait_for_a_person(
+    asking: Any, catalogue: Catalogue, mode: str
+) -> None:
+    @tool(catalogue=catalogue, destructive=True)
+    def rebuild_index(ctx: Context) -> str:
+        """Rebuild the index in three steps, saying how far it got."""
+        for step in range(4):
+            ctx.progress(step, total=3, message=f"step {step}")
+        return "rebuilt"
+
+    asking.approval.progress_every = 0.05
+    asked = Asked(asking.approval)
+    seen: list[tuple[float, float | None, str | None]] = []
+    waited = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+        if len(seen) >= 3:
+            waited.set()
+
+    async with connect(asking, mode) as client:  # type: ignore[arg-type]
+        results: list[Any] = []
+        async with anyio.create_task_group() as group:
+
+            async def do_call() -> None:
+                results.append(await client.call_tool("rebuild_index", {}, progress_callback=on_progress))
+
+            group.start_soon(do_call)
+            request = await asked.next()
+            with anyio.fail_after(10):
+                await waited.wait()  # keep-alives went out before the tool's own progress
+            request.approve()
+    assert results[0].content[0].text == "rebuilt"
+    progress = [value for value, _, _ in seen]
+    assert all(later > earlier for earlier, later in itertools.pairwise(progress)), progress
+    own = [
+        (value, total, message) for value, total, message in seen if message and message.startswith("step")
+    ]
+    assert [message for _, _, message in own] == ["step 0", "step 1", "step 2", "step 3"]
+    assert own[0][0] < 0.001  # the tool's 0 stays (about) 0, not the seconds waited
+    assert [value for value, _, _ in own[1:]] == [1, 2, 3] and all(total == 3 for _, total, _ in own)
 
 
 async def test_without_a_progress_token_waiting_sends_no_progress(asking: Any, catalogue: Catalogue) -> None:

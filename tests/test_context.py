@@ -7,6 +7,7 @@ every test here runs once per era and must see the same behaviour.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any
 
@@ -17,8 +18,9 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, Elicitation, prompt, serve, tool
-from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm
+from mcp_notebook.core._context import next_progress
 from mcp_notebook.server._activity import SEALED
+from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm
 from tests.conftest import ERAS, connect, serve_unattended
 
 pytestmark = pytest.mark.anyio
@@ -211,6 +213,35 @@ async def test_progress_arrives_before_the_result(reporting: Any, mode: Any) -> 
         result = await client.call_tool("crunch", {}, progress_callback=progress)
     assert result.content[0].text == "done"
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_progress_that_would_not_grow_is_sent_just_above_the_last(
+    server: Any, catalogue: Catalogue, mode: Any
+) -> None:
+    @tool(read_only=True, catalogue=catalogue)
+    def retry_steps(ctx: Context) -> str:
+        """Report the same step twice and then go back, as a tool retrying a step might."""
+        for step in (1, 1, 0.5, 2):
+            ctx.progress(step, total=2)
+        return "done"
+
+    seen: list[float] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(value)
+
+    async with connect(server, mode) as client:
+        await client.call_tool("retry_steps", {}, progress_callback=progress)
+    assert seen[0] == 1 and seen[-1] == 2 and len(seen) == 4
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen)), seen
+    assert seen[2] - 1 < 0.001  # raised just enough, not to the next step
+
+
+def test_next_progress_grows_even_where_a_small_step_is_lost_to_rounding() -> None:
+    assert next_progress(0, None) == 0 and next_progress(3, 1) == 3
+    assert 1 < next_progress(1, 1) < 1.001 and 1 < next_progress(0, 1) < 1.001
+    assert next_progress(0, 1e300) > 1e300  # 1e300 + 1e-6 == 1e300 in floats
 
 
 async def test_handshake_logging_follows_set_level(reporting: Any) -> None:

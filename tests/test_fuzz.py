@@ -100,15 +100,65 @@ def define_tools(catalogue: Catalogue) -> None:
         return {"count": len(values), "sum": sum(values), "scale": scale, "limit": limit, "flags": flags}
 
 
-# What the server strips from every string it sends back (README, "Guardrails"): C0 controls but tab
-# and newline, DEL, C1 controls, bidi embeddings/overrides/isolates, Unicode tag characters; CRLF → LF.
+# What the server strips from every string it sends back (README, "Guardrails"): terminal escape
+# sequences whole, then C0 controls but tab and newline, DEL, C1 controls, bidi embeddings/overrides/
+# isolates, Unicode tag characters; CRLF → LF.
 _STRIPPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+ESC = "\x1b"
+
+
+def _is_c1(char: str) -> bool:
+    return "\x80" <= char <= "\x9f"
+
+
+def _sequence_end(text: str, start: int) -> int | None:
+    """Where the escape sequence (ECMA-48) that begins at `start` ends, read a character at a time."""
+    first, size = text[start], len(text)
+    second = text[start + 1] if start + 1 < size else ""
+    if (first == ESC and second != "" and second in "]PX^_") or first in "\x90\x98\x9d\x9e\x9f":
+        # A control string (OSC, DCS, SOS, PM, APC): up to BEL, ESC \\ or U+009C; no ESC, BEL or C1
+        # inside. Without its terminator it is not one, and the rules below apply.
+        end = start + (2 if first == ESC else 1)
+        while end < size and text[end] not in ("\x07", ESC) and not _is_c1(text[end]):
+            end += 1
+        if end < size and text[end] in ("\x07", "\x9c"):
+            return end + 1
+        if text.startswith(ESC + "\\", end):
+            return end + 2
+    if (first == ESC and second == "[") or first == "\x9b":
+        end = start + (2 if first == ESC else 1)
+        while end < size and "0" <= text[end] <= "?":  # parameter bytes
+            end += 1
+        while end < size and " " <= text[end] <= "/":  # intermediate bytes
+            end += 1
+        if end < size and "@" <= text[end] <= "~":  # the final byte
+            return end + 1
+    if first == ESC:
+        end = start + 1
+        while end < size and " " <= text[end] <= "/":
+            end += 1
+        if end < size and "0" <= text[end] <= "~":
+            return end + 1
+    return None
+
+
+def _without_escapes(text: str) -> str:
+    kept: list[str] = []
+    at = 0
+    while at < len(text):
+        end = _sequence_end(text, at)
+        if end is None:
+            kept.append(text[at])
+            at += 1
+        else:
+            at = end
+    return "".join(kept)
 
 
 def sent_back(value: Any) -> Any:
     """`value` as a tool's structured result carries it to the client."""
     if isinstance(value, str):
-        return _STRIPPED.sub("", value.replace("\r\n", "\n"))
+        return _STRIPPED.sub("", _without_escapes(value.replace("\r\n", "\n")))
     if isinstance(value, dict):
         return {sent_back(key): sent_back(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -147,7 +197,9 @@ def _returned(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 # -- strategies ---------------------------------------------------------------------------------------------
 
-TEXT = st.text(max_size=12)  # any unicode but surrogates, which JSON cannot carry as UTF-8
+# Any unicode but surrogates (which JSON cannot carry as UTF-8), often the pieces of terminal escapes.
+ESCAPE_PIECES = "\x1b[]\\\x07\x9b\x9c\x9dP_(1;m x"  # what terminal escape sequences are made of
+TEXT = st.one_of(st.text(max_size=12), st.text(st.sampled_from(ESCAPE_PIECES), max_size=12))
 HUGE = st.integers(min_value=-(10**40), max_value=10**40)
 FLOATS = st.floats(allow_nan=False, allow_infinity=False)  # JSON has neither
 JSON = st.recursive(
@@ -222,7 +274,13 @@ CALLS = st.one_of(
     st.tuples(
         st.just("total"),
         objects(
-            {"values": Parameter(st.lists(HUGE, max_size=5), st.lists(st.one_of(FLOATS, TEXT), min_size=1))},
+            # At most 10 wrong values: an error message lists 20 problems (MAX_PROBLEMS) and says how many
+            # more there are, and every problem of a call must be named in it for the check below.
+            {
+                "values": Parameter(
+                    st.lists(HUGE, max_size=5), st.lists(st.one_of(FLOATS, TEXT), min_size=1, max_size=10)
+                )
+            },
             {
                 "scale": Parameter(st.one_of(HUGE, FLOATS)),
                 "limit": Parameter(st.one_of(st.none(), st.integers(0, 10**40)), st.integers(-(10**40), -1)),

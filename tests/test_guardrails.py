@@ -141,7 +141,7 @@ async def test_output_is_sanitized_and_every_call_is_audited(catalogue: Catalogu
         lines = AuditLog.read(log)  # read while the server still runs: each line is already on disk
     finally:
         srv.stop()
-    assert result.content[0].text == "welcome kim[31m!"  # control characters stripped
+    assert result.content[0].text == "welcome kim!"  # control characters and escape sequences stripped
     assert [line["tool"] for line in lines] == ["login", "login"]
     assert lines[0]["arguments"] == {"user": "kim", "password": "[redacted]"}
     assert lines[0]["outcome"] == "ok" and lines[1]["outcome"] == "invalid arguments" and lines[1]["is_error"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
 import json
 import re
 import stat
@@ -20,6 +21,8 @@ from mcp_notebook.core._guards import (
     redact,
     sanitize_result,
     sanitize_text,
+    visible,
+    visible_html,
 )
 from mcp_notebook.server._audit import AuditLog
 
@@ -109,8 +112,65 @@ def test_rate_limited_is_an_error_result_telling_when_to_retry() -> None:
 
 def test_control_characters_are_stripped_but_newlines_and_tabs_kept() -> None:
     text = "a\tb\r\nc\x00d\x1b[31me\x7ff\x85g\x9fh\U000e0041i\n"
-    assert sanitize_text(text, 1000) == "a\tb\nc" + "d[31mefghi\n"
+    assert sanitize_text(text, 1000) == "a\tb\nc" + "defghi\n"
     assert sanitize_text("한국어 ✓ emoji 🎉", 1000) == "한국어 ✓ emoji 🎉"
+
+
+ESC = "\x1b"
+ST = ESC + "\\"  # the string terminator: ESC and a backslash
+ESCAPES = [
+    # (what a tool returned, what the model gets)
+    (f"{ESC}[31mred{ESC}[0m plain", "red plain"),  # colours
+    (f"{ESC}[1;38;2;255;0;0mbold{ESC}[m", "bold"),  # 24-bit colour, reset without parameters
+    (f"a{ESC}[2Jb{ESC}[Hc{ESC}[10;20Hd", "abcd"),  # clear the screen, move the cursor
+    (f"{ESC}[?25lhidden cursor{ESC}[?1049h", "hidden cursor"),  # private parameters
+    (f"x{ESC}[2 qy", "xy"),  # an intermediate byte (cursor shape)
+    (f"{ESC}]8;;http://evil.example/{ST}docs{ESC}]8;;{ST}", "docs"),  # OSC 8 link, ST
+    (f"{ESC}]8;id=1;http://evil.example/\x07docs{ESC}]8;;\x07", "docs"),  # OSC 8 link, BEL
+    (f"{ESC}]0;pwned\x07title", "title"),  # window title
+    (f"{ESC}]52;c;aGk=\x07clip", "clip"),  # writes the clipboard
+    (f"{ESC}P1$r0m{ST}dcs", "dcs"),  # DCS
+    (f"{ESC}_apc{ST}{ESC}^pm{ST}{ESC}Xsos{ST}rest", "rest"),  # APC, PM, SOS
+    (f"{ESC}(B{ESC}7{ESC}8{ESC}c{ESC}={ESC}>{ESC}Mok", "ok"),  # charsets, save/restore, reset, keypad
+    ("\x9b31mred\x9b0m", "red"),  # the one-character CSI, U+009B
+    ("\x9d8;;http://evil.example/\x9clink\x9d8;;\x9c", "link"),  # C1 OSC up to C1 ST (U+009C)
+    ("\x90q#0;2;0;0;0\x9csixel", "sixel"),  # C1 DCS
+    ("a\x85b\x8ec\x9fd", "abcd"),  # other C1 controls
+    # Broken sequences lose their ESC and introducer, never the text after them.
+    (f"{ESC}]0;no terminator, all kept", "0;no terminator, all kept"),
+    (f"half{ESC}[12", "half12"),
+    (f"end{ESC}", "end"),
+    (f"{ESC}{ESC}[31mx", "x"),
+    (f"{ESC}]8;;http://a{ESC}[31m\x07b", "8;;http://ab"),
+    ("이름 [31m 그대로", "이름 [31m 그대로"),  # brackets without ESC are text
+]
+
+
+@pytest.mark.parametrize(("text", "cleaned"), ESCAPES)
+def test_terminal_escape_sequences_are_removed_whole(text: str, cleaned: str) -> None:
+    assert sanitize_text(text, 1000) == cleaned
+    assert sanitize_text(cleaned, 1000) == cleaned  # nothing left to remove: cleaning twice changes nothing
+    structured = {"out": text, text: 1}
+    result = sanitize_result(
+        {"content": [{"type": "text", "text": text}], "structuredContent": structured}, 1000
+    )
+    assert result["content"][0]["text"] == cleaned
+    assert result["structuredContent"] == {"out": cleaned, cleaned: 1}
+
+
+@pytest.mark.parametrize(("text", "cleaned"), ESCAPES)
+def test_an_approval_prompt_shows_a_whole_sequence_as_text(text: str, cleaned: str) -> None:
+    shown = visible(text)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown)  # nothing a terminal would obey
+    # Every character is there: ESC and the C1 controls as markers, the rest of the sequence as text.
+    assert re.sub("⟨U\\+[0-9A-F]{4}⟩", "", shown) == re.sub("[\x00-\x1f\x7f-\x9f]", "", text)
+    assert "\x1b" not in html.unescape(re.sub("<[^>]+>", "", visible_html(text)))
+
+
+def test_an_osc_hyperlink_reads_as_what_it_is_in_the_prompt() -> None:
+    link = f"{ESC}]8;;http://evil.example/\x07docs{ESC}]8;;\x07"
+    assert visible(link) == "⟨U+001B⟩]8;;http://evil.example/⟨U+0007⟩docs⟨U+001B⟩]8;;⟨U+0007⟩"
+    assert visible("\x9b2J") == "⟨U+009B⟩2J"
 
 
 def test_long_text_is_cut_with_an_explicit_marker() -> None:
@@ -168,7 +228,7 @@ def test_structured_content_loses_control_characters_like_text_and_its_json_text
         "isError": False,
     }
     clean = sanitize_result(result, 1000)
-    expected = {"bell": "ding", "rows": [{"name": "a[2Jb", "n": 1}], "key": "txt.exe", "short_escapes": "ok"}
+    expected = {"bell": "ding", "rows": [{"name": "ab", "n": 1}], "key": "txt.exe", "short_escapes": "ok"}
     assert clean["structuredContent"] == expected
     assert json.loads(clean["content"][0]["text"]) == expected  # the text block says the same
     assert data["bell"] == "\x07ding"  # the input is not changed

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import math
 import threading
 import typing
 from collections.abc import Callable, Mapping
@@ -55,6 +56,20 @@ from ._questions import (
 from ._text import add_messages, t
 
 __all__ = ["Context"]
+
+# Progress on one token MUST increase with each notification (spec 2025-11-25, basic/utilities/progress),
+# whatever a tool sends and after the server's own keep-alives while a person was asked. A value that
+# would not grow is raised by this much over the last one: small enough that no client shows the
+# difference, large enough to survive a float round trip through JSON.
+PROGRESS_STEP = 1e-6
+
+
+def next_progress(value: float, last: float | None) -> float:
+    """`value`, raised just above `last` (the value sent before on the same token) when it is not above it."""
+    if last is None:
+        return value
+    return max(value, last + PROGRESS_STEP, math.nextafter(last, math.inf))
+
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -122,6 +137,7 @@ class Context:
         responses: Mapping[str, Any] | None = None,
         log_level: str | None = None,
         in_waiting_cell: Callable[[], bool] = lambda: False,
+        progress_after: float | None = None,
     ) -> None:
         self._request = request  # the SDK's ServerRequestContext of this call
         # Whether this thread runs the tool for a cell that waits for it (the runtime knows; see `_block`).
@@ -130,6 +146,7 @@ class Context:
         self._answers: dict[str, Any] = dict(answers or {})  # earlier rounds, from the sealed state
         self._responses: dict[str, Any] = dict(responses or {})  # this round's inputResponses
         self._log_level = log_level  # a handshake-era session's logging/setLevel
+        self._last_progress = progress_after  # the server's keep-alives on this call's token, if any
         self._counts: dict[str, int] = {}
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
@@ -146,10 +163,13 @@ class Context:
         *,
         log_level: str | None = None,
         in_waiting_cell: Callable[[], bool] = lambda: False,
+        progress_after: float | None = None,
     ) -> Context:
         """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
         round (``inputResponses``, only those to the questions the round asked) and of earlier ones
-        (inside the verified, unsealed ``requestState``)."""
+        (inside the verified, unsealed ``requestState``). `progress_after`: the last progress the
+        server already sent on this request's token (while it waited for a person), which the tool's
+        own progress must stay above."""
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
         stateless = request.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
@@ -164,6 +184,7 @@ class Context:
             responses=responses if isinstance(responses, dict) else None,
             log_level=log_level,
             in_waiting_cell=in_waiting_cell,
+            progress_after=progress_after,
         )
 
     # -- what the client can do ---------------------------------------------------------------
@@ -182,13 +203,19 @@ class Context:
 
     # -- notifications ------------------------------------------------------------------------
     def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Tell the client how far the call is (sent only if the client asked for progress)."""
+        """Tell the client how far the call is (sent only if the client asked for progress).
+
+        Progress must grow with each notification: a value not above the last one sent for this call
+        (the tool's own, or the server's while the call waited for a person) is sent just above it.
+        """
         self._block("progress", self.aprogress(progress, total, message))
 
     async def aprogress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        await self._request.session.report_progress(progress, total, message)
+        # Computed and recorded on the loop before the await: concurrent reports still grow.
+        self._last_progress = value = next_progress(progress, self._last_progress)
+        await self._request.session.report_progress(value, total, message)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send a log message to the client (``notifications/message``), if it wants that level.

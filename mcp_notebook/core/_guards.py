@@ -5,8 +5,9 @@ prints; the clock is injected so tests never sleep.
 
 - `TokenBucket`: per-tool rate limit; `try_acquire()` says how long to wait when over the limit,
   `RateLimited` is the matching error result for the model.
-- `sanitize_text` / `sanitize_result`: strip control characters and cap the size of what a tool
-  sends back to the model (text blocks and the strings of ``structuredContent`` alike).
+- `sanitize_text` / `sanitize_result`: strip terminal escape sequences (whole) and control
+  characters, and cap the size of what a tool sends back to the model (text blocks and the strings
+  of ``structuredContent`` alike).
 - `visible` / `visible_html`: the same characters made visible instead (``⟨U+202E⟩``), for what a
   person reads before approving a call: a prompt must show exactly what will run.
 - `looks_secret` / `redact`: recognise secret-looking argument names and hide their values, and
@@ -140,13 +141,32 @@ class TokenBucket:
 # the marks U+200E/U+200F and the joiners some scripts and emoji need are kept.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
+# Terminal escape sequences (ECMA-48) go whole, not just their ESC: "[31m" or "]8;;http://evil" left
+# behind is noise at best and a half-disguised payload at worst. Tried in order at each position:
+# - control strings: OSC, DCS, SOS, PM, APC (ESC ] P X ^ _, or their C1 forms U+009D U+0090 U+0098
+#   U+009E U+009F) up to BEL, ESC \ or U+009C. The body stops at any ESC, BEL or C1 character, so an
+#   unterminated one never swallows the text after it (it falls to the next rules) and the scan stays
+#   linear;
+# - CSI (ESC [ or U+009B): parameter bytes, intermediate bytes, one final byte;
+# - any other escape: ESC, intermediate bytes, one final byte (ESC ( B, ESC 7, ESC c ...).
+# What is left of a broken sequence loses its ESC and C1 characters to `_CONTROL_RE` afterwards, so
+# the result never holds an ESC and cleaning it again changes nothing.
+_ESCAPE_RE = re.compile(
+    "(?:\x1b[]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x80-\x9f]*(?:\x07|\x1b\\\\|\x9c)"
+    "|(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|\x1b[ -/]*[0-~]"
+)
+# What opens a sequence (ESC, or a C1 introducer): most text has none, and skips that pass.
+_OPENER_RE = re.compile("[\x1b\x90\x98\x9b\x9d-\x9f]")
+
 
 def sanitize_text(text: str, max_chars: int) -> str:
     """`text` without control characters, cut to `max_chars` characters plus a visible marker.
 
-    ``\\r\\n`` becomes ``\\n``; tab and newline are kept; other C0/C1 controls, bidi overrides and
-    invisible Unicode tag characters are removed. When the cleaned text is longer than `max_chars`, the first
-    `max_chars` characters are kept and a line ``[truncated N characters]`` (in the current
+    ``\\r\\n`` becomes ``\\n``; tab and newline are kept; terminal escape sequences are removed whole
+    (colours, cursor moves, OSC hyperlinks and titles: ``"\\x1b[31mred\\x1b[0m"`` becomes ``"red"``);
+    other C0/C1 controls, bidi overrides and invisible Unicode tag characters are removed. When the
+    cleaned text is longer than `max_chars`, the first `max_chars` characters are kept and a line ``[truncated N characters]`` (in the current
     language) says how many were cut, so the model knows the text is incomplete.
     """
     if max_chars < 0:
@@ -155,7 +175,10 @@ def sanitize_text(text: str, max_chars: int) -> str:
 
 
 def _clean(text: str) -> str:
-    return _CONTROL_RE.sub("", text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    if _OPENER_RE.search(text):
+        text = _ESCAPE_RE.sub("", text)
+    return _CONTROL_RE.sub("", text)
 
 
 def _cap(text: str, max_chars: int) -> str:

@@ -24,7 +24,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..core._arguments import argument_problems
 from ..core._catalogue import Catalogue
-from ..core._context import Context
+from ..core._context import Context, next_progress
 from ..core._errors import ToolError
 from ..core._idempotency import KEY_PARAMETER
 from ..core._identity import NOTEBOOK, Identity, identity_of
@@ -226,17 +226,22 @@ class ToolCalls:
             record.outcome = record.decision = "refused: earlier calls still running"
             limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
             return error_result(t("call.stuck", name=entry.name, count=stuck, timeout=limit))
+        waited: float | None = None  # the last keep-alive progress sent while a person was asked
         if state.get("approved") is True:
             # A later round of a call a person already approved (the SDK verified the sealed state:
             # this very tool, these very arguments, this identity; the ledger: its first answer).
             record.decision = "approved"
-        elif (refusal := await self._ask(ctx, entry, arguments, record, identity)) is not None:
-            record.outcome = record.decision
-            return error_result(refusal)
+        else:
+            refusal, waited = await self._ask(ctx, entry, arguments, record, identity)
+            if refusal is not None:
+                record.outcome = record.decision
+                return error_result(refusal)
         context = None
         if entry.context:
             log_level = self._log_levels.get(session_id_of(ctx) or "")
-            context = Context.of_request(ctx, log_level=log_level, in_waiting_cell=cell_is_waiting)
+            context = Context.of_request(
+                ctx, log_level=log_level, in_waiting_cell=cell_is_waiting, progress_after=waited
+            )
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._run(entry, arguments, record, identity, context)
@@ -273,12 +278,13 @@ class ToolCalls:
         arguments: dict[str, Any],
         record: CallRecord,
         identity: Identity,
-    ) -> str | None:
-        """Ask a person when the policy says so; the refusal message, or None to run the call."""
+    ) -> tuple[str | None, float | None]:
+        """Ask a person when the policy says so: the refusal message (None to run the call), and the
+        last keep-alive progress value sent while waiting (None if none was), for the tool's Context."""
         if not self.approval.needs_approval(
             entry.name, entry.read_only, entry.approval, identity.is_notebook, client=identity.name
         ):
-            return None
+            return None, None
         request = self.approval.new_request(
             tool=entry.name,
             title=entry.title,
@@ -290,12 +296,20 @@ class ToolCalls:
             definition=entry.fingerprint,
         )
 
+        sent: float | None = None
+
         async def keep_alive(elapsed: float, left: float) -> None:
             # Clients give up on a request after a while (60 s in the TypeScript SDK, and in the
             # clients built on it) unless progress resets their clock; a person may need longer.
-            # A no-op for a call without a progressToken. Progress must grow: the seconds waited.
+            # A no-op for a call without a progressToken. Progress must grow on the token, through
+            # the tool's own reports once it runs (its Context starts above `sent`): so a tiny,
+            # growing value and no total, not the seconds waited out of the timeout, which a tool's
+            # `ctx.progress(0, total=3)` would then have to be pushed far past. The message says
+            # what the wait is; the tool's first report shows as its own 0 %.
+            nonlocal sent
+            sent = next_progress(0.0, sent)
             message = t("approval.waiting", tool=entry.name, seconds=math.ceil(left))
-            await ctx.session.report_progress(round(elapsed, 3), self.approval.timeout, message)
+            await ctx.session.report_progress(sent, None, message)
 
         # A handshake-era client that hangs up leaves its call running in the session (the SDK
         # does not cancel it): the Gate reports the hang-up here, by session and request id.
@@ -312,7 +326,7 @@ class ToolCalls:
             if key is not None:
                 self._waiting.pop(key, None)
         record.decision = decision
-        return self.approval.message(decision, entry.name)
+        return self.approval.message(decision, entry.name), sent
 
     def client_gone(self, session_id: str, request_id: str) -> None:
         """The client of a handshake-era call hung up: withdraw its approval prompt, if it waits.

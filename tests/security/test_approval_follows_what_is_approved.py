@@ -213,7 +213,7 @@ async def test_structured_content_strings_lose_hidden_characters_as_text_does(
             result = await client.call_tool("lookup", {"key": "k"})
     finally:
         srv.stop()
-    expected = {"value": "invoicetxt.exe", "rows": [{"note": "ok[2J]0;pwned", "tag": "hi"}]}
+    expected = {"value": "invoicetxt.exe", "rows": [{"note": "ok", "tag": "hi"}]}  # escapes go whole
     assert result.is_error is False
     assert result.structured_content == expected
     assert json.loads(result.content[0].text) == expected  # its JSON text block says the same

@@ -18,9 +18,9 @@ from mcp.shared.exceptions import MCPError
 
 import mcp_notebook
 from mcp_notebook import CallResult, Catalogue, ProtocolError, ReadResult, tool
-from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm, SamplingForm
 from mcp_notebook.widgets import ErrorView, ResultView
 from mcp_notebook.widgets._activity import render_row
+from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm, SamplingForm
 from tests.conftest import connect
 from tests.security.inert import assert_inert, assert_widgets_inert, problems
 
