@@ -19,7 +19,8 @@ from mcp_notebook.core._catalogue import Catalogue
 
 # Modules register their own messages when imported: import them all before collecting the keys.
 for _module in pkgutil.walk_packages(mcp_notebook.__path__, "mcp_notebook."):
-    importlib.import_module(_module.name)
+    if not _module.name.endswith(".__main__"):  # `python -m mcp_notebook.cli` runs the command
+        importlib.import_module(_module.name)
 
 
 def fields(template: str) -> set[str]:
