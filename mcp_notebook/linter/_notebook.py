@@ -25,7 +25,7 @@ _MARKER = "__mcp_notebook_lint__:"
 # The last cell: lint the catalogue that @tool filled, in the caller's language, and print one marked line.
 _PROBE = """\
 import json as _mcp_lint_json
-from mcp_notebook.linter import _linter as _mcp_lint
+from mcp_notebook.linter import _lint as _mcp_lint
 from mcp_notebook.core import _text as _mcp_lint_text
 from mcp_notebook.core._catalogue import default_catalogue as _mcp_lint_catalogue
 _mcp_lint_text.set_language({language!r})
