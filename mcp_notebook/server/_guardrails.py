@@ -28,6 +28,9 @@ from ..core._errors import AuditLogWarning
 from ..core._guards import RateLimited, TokenBucket, sanitize_result
 from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ..core._results import error_result
+from ..core._store import DEFAULT_LEASE, Store
+from ..core._store_sqlite import SQLiteStore
+from ..core._store_url import store_opener
 from ..core._text import add_messages, t
 from ._audit import AuditLog
 
@@ -63,6 +66,21 @@ add_messages(
     }
 )
 
+add_messages(
+    {
+        "guard.store_and_path": {
+            "en": (
+                "serve() got both store= and idempotency_path=, which both say where state is kept. Use "
+                "store= alone (idempotency_path=P is store='sqlite:///P')."
+            ),
+            "ko": (
+                "serve()에 store=와 idempotency_path=를 함께 주었습니다. 둘 다 상태를 둘 곳을 정합니다. store=만 "
+                "쓰세요(idempotency_path=P는 store='sqlite:///P'와 같습니다)."
+            ),
+        },
+    }
+)
+
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 
 
@@ -82,6 +100,20 @@ def current_client() -> str:
     return _client.get()
 
 
+def server_store(
+    store: Store | str | None, idempotency_path: str | os.PathLike[str] | None
+) -> Callable[[], Store]:
+    """What opens the server's store, from `serve`'s ``store=`` and ``idempotency_path=``; nothing opens yet.
+
+    Raises ValueError for settings that cannot work (both given, a malformed URL), saying what to write.
+    """
+    if store is not None and idempotency_path is not None:
+        raise ValueError(t("guard.store_and_path"))
+    if store is not None:
+        return store_opener(store)
+    return lambda: SQLiteStore(idempotency_path)
+
+
 def default_audit_path() -> Path:
     folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mcp-notebook"
@@ -98,6 +130,13 @@ class Guardrails:
 
     Parameters
     ----------
+    idempotency_path:
+        The SQLite file of the server's store, instead of the default one (as ``store="sqlite:///PATH"``).
+    store:
+        The server's `Store` (what outlives a call: idempotent results, kept large results), or a
+        store URL (``"sqlite:///state.sqlite3"``, ``"memory://"``). Default: the SQLite file in
+        the user cache folder. Opened on first use; a store opened here is closed by `close`, one
+        given as an instance is its owner's to close.
     server_name:
         This notebook's server name (`ServerHandle.name`): stored results of another notebook
         that defines a tool of the same name are never replayed here.
@@ -109,13 +148,16 @@ class Guardrails:
         max_output_chars: int = 1_000_000,
         audit_log: str | os.PathLike[str] | None = None,
         idempotency_path: str | os.PathLike[str] | None = None,
+        store: Store | str | None = None,
         server_name: str = "mcp-notebook",
     ) -> None:
+        self._open_store = server_store(store, idempotency_path)  # a bad setting fails here, not later
+        self._owns_store = not isinstance(store, Store)
         self.max_output_chars = max_output_chars
         self.audit = AuditLog(audit_log) if audit_log is not None else None
         self.server_name = server_name
-        self._idempotency_path = idempotency_path
-        self._store: IdempotencyStore | None = None
+        self._store: Store | None = None
+        self._idempotency: IdempotencyStore | None = None
         self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
         self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
@@ -162,14 +204,18 @@ class Guardrails:
 
         if not entry.idempotency_key:
             return await timed()
-        store = self.store()
         key = str(arguments.get(KEY_PARAMETER, ""))  # validated by the input schema already
         scope = Scope(self.server_name, current_client(), entry.name, self.definition(entry))
+        # The run's claim on the key lasts as long as the run may: its timeout bounds it (plus a
+        # margin for the answer to be stored); without one, the store's default lease.
+        lease = entry.timeout + 60.0 if entry.timeout is not None else DEFAULT_LEASE
 
         def replay_or_run() -> dict[str, Any]:
-            # The store blocks duplicates until the first finishes, so it runs on a worker thread and
-            # hands the real work back to the server loop.
-            result: dict[str, Any] = store.run(scope, key, arguments, lambda: anyio.from_thread.run(timed))
+            # The store blocks duplicates until the first finishes (and opens a file on first use),
+            # so it runs on a worker thread and hands the real work back to the server loop.
+            result: dict[str, Any] = self.idempotency().run(
+                scope, key, arguments, lambda: anyio.from_thread.run(timed), lease=lease
+            )
             return result
 
         return await anyio.to_thread.run_sync(replay_or_run)
@@ -184,11 +230,20 @@ class Guardrails:
                 )
             return found
 
-    def store(self) -> IdempotencyStore:
+    def store(self) -> Store:
+        """The server's `Store`, opened on first use (a server that keeps nothing opens no file)."""
         with self._lock:
             if self._store is None:
-                self._store = IdempotencyStore(self._idempotency_path)
+                self._store = self._open_store()
             return self._store
+
+    def idempotency(self) -> IdempotencyStore:
+        """Idempotent results, in the server's store."""
+        store = self.store()
+        with self._lock:
+            if self._idempotency is None:
+                self._idempotency = IdempotencyStore(store=store)
+            return self._idempotency
 
     def finish(
         self, result: dict[str, Any], output_schema: Mapping[str, Any] | None = None
@@ -253,5 +308,5 @@ class Guardrails:
     def close(self) -> None:
         if self.audit is not None:
             self.audit.close()
-        if self._store is not None:
+        if self._store is not None and self._owns_store:
             self._store.close()

@@ -41,7 +41,7 @@ from ..runtime._execution import ToolRunner
 from ._activity import DEFAULT_MAX_BYTES, ActivityLog, session_id_of
 from ._approval import ApprovalPolicy
 from ._calls import ToolCalls
-from ._data import DataHandlers
+from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
 from .http._gate import SUPPORTED_VERSIONS
@@ -110,7 +110,9 @@ class ToolServer:
         security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
         self.boundary = RequestStateBoundary(security, default_audience=name)
         self.rounds = RoundLedger(ttl=security.ttl)
-        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds)
+        # Large results are kept in the server's store, scoped to this server (and the caller).
+        kept = KeptResults(self.guards.store, server=self.guards.server_name)
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
             "tools/list",
