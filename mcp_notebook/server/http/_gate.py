@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identities, Identity
 from ...core._text import add_messages, t
+from .._sdk_compat import adopt_session_manager
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._sessions import (
@@ -519,8 +520,9 @@ def build_app(
     # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
     # per credential and the word of a session's end (_sessions) and, with `answers_at_once`, the
     # per-request reply choice (_framing).
-    manager = sdk_server.session_manager
-    manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
+    manager = adopt_session_manager(
+        sdk_server, SessionManager if answers_at_once is not None else LimitedSessionManager
+    )
     manager.limit(max_sessions, session_idle_timeout)
     manager.on_session_end = on_session_end
     return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))
