@@ -34,7 +34,7 @@ import inspect
 import math
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 from ._identity import identity_of
@@ -135,7 +135,7 @@ class Context:
         stateless: bool,
         answers: Mapping[str, Any] | None = None,
         responses: Mapping[str, Any] | None = None,
-        log_level: str | None = None,
+        log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
     ) -> None:
@@ -145,7 +145,9 @@ class Context:
         self._stateless = stateless
         self._answers: dict[str, Any] = dict(answers or {})  # earlier rounds, from the sealed state
         self._responses: dict[str, Any] = dict(responses or {})  # this round's inputResponses
-        self._log_level = log_level  # a handshake-era session's logging/setLevel
+        # The levels the client lets this call send (its session's logging/setLevel on 2025-11-25,
+        # the request's own opt-in on 2026-07-28): the server reads them from the request.
+        self._log_levels = frozenset(log_levels)
         self._last_progress = progress_after  # the server's keep-alives on this call's token, if any
         self._counts: dict[str, int] = {}
         self._loop = asyncio.get_running_loop()
@@ -161,7 +163,7 @@ class Context:
         cls,
         request: Any,
         *,
-        log_level: str | None = None,
+        log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
     ) -> Context:
@@ -182,7 +184,7 @@ class Context:
             stateless=stateless,
             answers=answers if isinstance(answers, dict) else None,
             responses=responses if isinstance(responses, dict) else None,
-            log_level=log_level,
+            log_levels=log_levels,
             in_waiting_cell=in_waiting_cell,
             progress_after=progress_after,
         )
@@ -240,12 +242,7 @@ class Context:
         )
 
     def _wants(self, level: str) -> bool:
-        if self._stateless:
-            from mcp.server.connection import allowed_log_levels
-
-            return level in allowed_log_levels(self.protocol_version, self._request.meta)
-        floor = self._log_level or LOG_LEVELS[0]
-        return LOG_LEVELS.index(level) >= LOG_LEVELS.index(floor)
+        return level in self._log_levels
 
     # -- questions ----------------------------------------------------------------------------
     @staticmethod
@@ -340,23 +337,12 @@ class Context:
         return found
 
     async def _push(self, request: Mapping[str, Any]) -> Any:
-        import mcp_types as types
-        from mcp.shared.message import ServerMessageMetadata
+        """Send one question to a 2025-11-25 client on the call's stream and return its answer.
 
-        method = request["method"]
-        shapes: dict[str, tuple[Any, Any]] = {
-            ELICIT: (types.ElicitRequest, types.ElicitResult),
-            SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
-            ROOTS: (types.ListRootsRequest, types.ListRootsResult),
-        }
-        request_type, result_type = shapes[method]
-        typed = request_type.model_validate({"method": method, "params": request.get("params")})
-        # related_request_id: on the call's own stream, where the client is listening right now.
-        result = await self._request.session.send_request(
-            typed, result_type, metadata=ServerMessageMetadata(related_request_id=self._request.request_id)
-        )
-        value = parse_answer(method, result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        return None if value is UNANSWERED else value
+        The server's subclass sends it (`mcp_notebook.server._contexts`): the core knows the shapes of
+        questions and answers, not the SDK's session.
+        """
+        raise NotImplementedError
 
     def _require(self, method: str) -> None:
         capability = CAPABILITY[method]

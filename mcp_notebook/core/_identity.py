@@ -126,25 +126,13 @@ class Identity:
     ----------
     name:
         ``"notebook"``, ``"owner"`` or a client's name (``srv.add_client(name)``).
-    user:
-        The SDK's authenticated user for this identity, built once: the SDK binds a handshake-era
-        session to the identity that opened it and answers any other with 404.
     """
 
     name: str
-    user: Any = None
 
     @property
     def is_notebook(self) -> bool:
         return self.name == NOTEBOOK
-
-
-def _user(name: str) -> Any:
-    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-    from mcp.server.auth.provider import AccessToken
-
-    # The token field is a label, not the secret: nothing the SDK logs or compares may hold a token.
-    return AuthenticatedUser(AccessToken(token=f"mcp-notebook:{name}", client_id=name, scopes=[]))
 
 
 @dataclass(frozen=True)
@@ -235,7 +223,7 @@ class Identities:
             self._by_digest.pop(hashlib.sha256(old.encode()).digest(), None)
         identity = self._known.get(name)
         if identity is None:
-            identity = self._known[name] = Identity(name, _user(name))
+            identity = self._known[name] = Identity(name)
         encoded = token.encode()
         self._tokens[name] = token
         self._by_digest[hashlib.sha256(encoded).digest()] = _Credential(encoded, identity)

@@ -32,9 +32,10 @@ from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answe
 from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
 from ..core._text import t
-from ..runtime._execution import KernelBusy, ToolRunner, cell_is_waiting
+from ..runtime._execution import KernelBusy, ToolRunner
 from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
 from ._approval import ApprovalPolicy, ApprovalRequest
+from ._contexts import context_for
 from ._guardrails import Guardrails
 
 # Arguments larger than this (estimated bytes) are checked on a worker thread: a 4 MiB body takes
@@ -239,9 +240,7 @@ class ToolCalls:
         context = None
         if entry.context:
             log_level = self._log_levels.get(session_id_of(ctx) or "")
-            context = Context.of_request(
-                ctx, log_level=log_level, in_waiting_cell=cell_is_waiting, progress_after=waited
-            )
+            context = context_for(ctx, session_level=log_level, progress_after=waited)
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._run(entry, arguments, record, identity, context)

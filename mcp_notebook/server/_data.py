@@ -22,7 +22,6 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core._catalogue import Catalogue
-from ..core._context import Context
 from ..core._identity import identity_of
 from ..core._prompts import literal_choices, render
 from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
@@ -30,8 +29,9 @@ from ..core._resources import ResourceEntry, TemplateEntry, contents
 from ..core._store import KEPT_RESULTS, KEY_MAX, Scope, Store
 from ..core._store_memory import MemoryStore
 from ..core._text import add_messages, t
-from ..runtime._execution import ToolRunner, cell_is_waiting
+from ..runtime._execution import ToolRunner
 from ._activity import session_id_of
+from ._contexts import context_for
 from ._paging import page
 
 logger = logging.getLogger(__name__)
@@ -243,7 +243,7 @@ class DataHandlers:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         context = None
         if entry.context:
-            context = kwargs[entry.context] = Context.of_request(ctx, in_waiting_cell=cell_is_waiting)
+            context = kwargs[entry.context] = context_for(ctx)
         try:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)

@@ -44,6 +44,7 @@ from ._calls import ToolCalls
 from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
+from ._sdk_compat import default_discover
 from .http._gate import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
@@ -236,7 +237,7 @@ class ToolServer:
         return {}
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        result = await self.sdk._handle_discover(ctx, params)
+        result = await default_discover(self.sdk, ctx, params)
         return result.model_copy(update={"supported_versions": list(SUPPORTED_VERSIONS)})
 
     # -- change notifications -----------------------------------------------------------------

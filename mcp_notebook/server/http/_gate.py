@@ -33,12 +33,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identities, Identity
 from ...core._text import add_messages, t
+from .._sdk_compat import adopt_session_manager
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._sessions import (
@@ -176,6 +179,17 @@ class Gate:
         self._answers_at_once = answers_at_once
         self._hung_up = hung_up
         self.addresses = addresses if addresses is not None else AddressCheck()
+        self._users: dict[str, AuthenticatedUser] = {}  # identity name -> the SDK's user, made once
+
+    def _user(self, identity: Identity) -> AuthenticatedUser:
+        """The SDK's authenticated user for `identity`: the SDK binds a handshake-era session to the
+        user that opened it and answers any other with 404. Made once per identity (one dict lookup)."""
+        user = self._users.get(identity.name)
+        if user is None:
+            # The token field is a label, not the secret: nothing the SDK logs or compares holds a token.
+            token = AccessToken(token=f"mcp-notebook:{identity.name}", client_id=identity.name, scopes=[])
+            user = self._users[identity.name] = AuthenticatedUser(token)
+        return user
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -206,7 +220,9 @@ class Gate:
             if state is None:
                 state = scope["state"] = {}
             state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
-            scope["user"] = identity.user  # the SDK's: a session belongs to the identity that opened it
+            scope["user"] = self._user(
+                identity
+            )  # the SDK's: a session belongs to the identity that opened it
         if identity is None:
             payload = {
                 "jsonrpc": "2.0",
@@ -519,8 +535,9 @@ def build_app(
     # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
     # per credential and the word of a session's end (_sessions) and, with `answers_at_once`, the
     # per-request reply choice (_framing).
-    manager = sdk_server.session_manager
-    manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
+    manager = adopt_session_manager(
+        sdk_server, SessionManager if answers_at_once is not None else LimitedSessionManager
+    )
     manager.limit(max_sessions, session_idle_timeout)
     manager.on_session_end = on_session_end
     return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))
