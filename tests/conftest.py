@@ -68,6 +68,22 @@ def kernel() -> Iterator[Any]:
         k.shutdown()
 
 
+@pytest.fixture(scope="session")
+def jupyter_shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real Jupyter server (the extension enabled by the install) with one kernel serving ``shop``."""
+    import secrets
+
+    from tests.jupyter.servers import SERVE, ServedKernel, jupyter_server
+
+    with jupyter_server(tmp_path_factory.mktemp("jupyter"), secrets.token_urlsafe(24)) as jupyter:
+        kernel_id, kernel = jupyter.start_kernel()
+        try:
+            kernel.run(SERVE, timeout=120).raise_for_error()
+            yield ServedKernel(jupyter, kernel_id, kernel)
+        finally:
+            kernel.shutdown()
+
+
 @pytest.fixture
 def server(catalogue: Catalogue) -> Iterator[Any]:
     srv = serve_unattended(catalogue)
