@@ -16,15 +16,17 @@ from mcp_notebook import Catalogue, serve
 
 @pytest.fixture(autouse=True, scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Audit logs and idempotency stores of test servers go to a scratch folder, not the home folder."""
+    """Audit logs, idempotency stores and lesson progress of tests go to a scratch folder, not the home folder."""
     folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("MCP_NOTEBOOK_CACHE_DIR")
+    saved = {name: os.environ.get(name) for name in ("MCP_NOTEBOOK_CACHE_DIR", "MCP_NOTEBOOK_DATA_DIR")}
     os.environ["MCP_NOTEBOOK_CACHE_DIR"] = str(folder)
+    os.environ["MCP_NOTEBOOK_DATA_DIR"] = str(folder / "data")
     yield folder
-    if before is None:
-        os.environ.pop("MCP_NOTEBOOK_CACHE_DIR", None)
-    else:
-        os.environ["MCP_NOTEBOOK_CACHE_DIR"] = before
+    for name, before in saved.items():
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 @pytest.fixture(autouse=True)

@@ -136,6 +136,13 @@ class _KernelServers(APIHandler):
                 raise web.HTTPError(401, t("jupyter.unauthorized")) from None
             raise
 
+    def get_login_url(self) -> str:
+        # A GET without a login is sent to the login page by Jupyter (403 for its APIs): an MCP
+        # client without a credential learns it needs one instead.
+        if not self.current_user and not self._sent_credential():
+            raise web.HTTPError(401, t("jupyter.unauthorized"))
+        return str(super().get_login_url())
+
     def _sent_credential(self) -> bool:
         return bool(
             self.request.headers.get("Authorization")

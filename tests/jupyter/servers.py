@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,21 @@ def slow(ctx: Context) -> str:
 
 srv = %mcp_serve --name shop
 """
+
+
+@contextlib.asynccontextmanager
+async def connect(url: str, token: str, mode: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    """A real SDK client that knows only a Jupyter (or JupyterHub) URL and a token for it."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, **kwargs) as client,
+    ):
+        yield client
 
 
 def wait_until(condition: Any, timeout: float, what: str) -> Any:

@@ -17,29 +17,9 @@ import mcp_types as types
 import pytest
 
 from tests.conftest import ERAS, INITIALIZE, Mode
+from tests.jupyter.servers import connect
 
 pytestmark = pytest.mark.kernel
-
-
-def connect(url: str, token: str, mode: Mode, **kwargs: Any) -> Any:
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    class _Connected:
-        async def __aenter__(self) -> Any:
-            self.http = httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=120)
-            )
-            await self.http.__aenter__()
-            self.client = Client(streamable_http_client(url, http_client=self.http), mode=mode, **kwargs)
-            return await self.client.__aenter__()
-
-        async def __aexit__(self, *exc: Any) -> None:
-            await self.client.__aexit__(*exc)
-            await self.http.__aexit__(*exc)
-
-    return _Connected()
 
 
 @pytest.mark.parametrize("mode", ERAS)

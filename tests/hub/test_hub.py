@@ -1,0 +1,261 @@
+"""A class on a real JupyterHub: each student's in-kernel MCP server through the hub's URL and login.
+
+One hub for the module (PyPI's jupyterhub, npm's configurable-http-proxy, the dummy authenticator,
+the simple local process spawner), three students whose notebooks each run ``%mcp_serve``, an
+instructor, and the class's progress service. Clients are the real SDK in both eras, holding
+tokens the hub minted, exactly as a student's token page would.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from tests.conftest import ERAS, INITIALIZE, Mode
+from tests.hub.hub import Hub, free_port, running_hub, wait_until
+from tests.jupyter.servers import SERVE, connect
+from tests.kernel import Kernel
+
+pytestmark = [pytest.mark.hub, pytest.mark.kernel]
+
+STUDENTS = ("alice", "bob", "carol")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+class Classroom:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.kernels: dict[str, Kernel] = {}
+        self.tokens: dict[str, str] = {}
+
+    def mcp_url(self, student: str) -> str:
+        return f"{self.hub.url}/user/{student}/mcp-notebook/shop/mcp"
+
+    def requests_seen(self, student: str) -> int:
+        return int(self.kernels[student].json("len(srv.activity)"))
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Classroom]:
+    folder = tmp_path_factory.mktemp("hub")
+    service_port = free_port()
+    service = {
+        "name": "mcp-progress",
+        "url": f"http://127.0.0.1:{service_port}",
+        "command": [sys.executable, "-m", "mcp_notebook.jupyter.progress_service"],
+        "oauth_no_confirm": True,
+        "environment": {
+            "MCP_NOTEBOOK_PROGRESS_GROUP": "instructors",
+            "MCP_NOTEBOOK_PROGRESS_DB": str(folder / "progress.sqlite3"),
+        },
+    }
+    with running_hub(
+        folder,
+        admins=[],
+        services=[service],
+        roles=[{"name": "mcp-progress", "scopes": ["read:users"], "services": ["mcp-progress"]}],
+        environment={"MCP_NOTEBOOK_PROGRESS_URL": f"http://127.0.0.1:{service_port}/services/mcp-progress/"},
+        extra='c.JupyterHub.load_groups = {"instructors": {"users": ["teacher"]}}',
+    ) as hub:
+        room = Classroom(hub)
+        hub.add_users(*STUDENTS, "teacher")
+        hub.start_servers(*STUDENTS)
+        try:
+            for student in STUDENTS:
+                _, room.kernels[student] = hub.start_kernel(student)
+            for student in STUDENTS:  # a notebook's first cells, in each student's own kernel
+                room.kernels[student].run(SERVE, timeout=120).raise_for_error()
+                room.tokens[student] = hub.token_for(student, [f"access:servers!user={student}"])
+            room.tokens["teacher"] = hub.token_for("teacher")
+            yield room
+        finally:
+            for kernel in room.kernels.values():
+                kernel.shutdown()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.anyio
+async def test_a_students_hub_token_lists_and_calls_their_tools(classroom: Classroom, mode: Mode) -> None:
+    async with connect(classroom.mcp_url("alice"), classroom.tokens["alice"], mode) as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["whoami", "add_row", "slow"]
+        result = await client.call_tool("whoami", {})
+    assert (
+        result.content[0].text == "jupyter:alice"
+    )  # the student the hub logged in, not the notebook's owner
+
+
+def test_the_hubs_own_token_scheme_works_for_a_post_without_xsrf(classroom: Classroom) -> None:
+    """``Authorization: token T`` (JupyterHub's spelling) as well as Bearer; a token-authenticated
+    POST needs no XSRF cookie."""
+    answer = httpx.post(
+        classroom.mcp_url("bob"),
+        json=INITIALIZE,
+        headers={
+            "Authorization": f"token {classroom.tokens['bob']}",
+            "Accept": "application/json, text/event-stream",
+        },
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["mcp-session-id"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_another_students_token_gets_403_and_never_reaches_their_kernel(
+    classroom: Classroom, mode: Mode
+) -> None:
+    before = classroom.requests_seen("bob")
+
+    async def attempt() -> None:
+        async with connect(classroom.mcp_url("bob"), classroom.tokens["alice"], mode) as client:
+            await client.list_tools()
+
+    with pytest.raises(Exception):  # noqa: B017 - the SDK reports the HTTP failure its own way
+        anyio.run(attempt)
+    raw = httpx.post(
+        classroom.mcp_url("bob"),
+        json=INITIALIZE,
+        headers={"Authorization": f"Bearer {classroom.tokens['alice']}"},
+    )
+    assert raw.status_code == 403
+    assert classroom.requests_seen("bob") == before
+
+
+def test_no_token_gets_401_and_never_reaches_a_kernel(classroom: Classroom) -> None:
+    before = classroom.requests_seen("carol")
+    post = httpx.post(classroom.mcp_url("carol"), json=INITIALIZE)
+    get = httpx.get(classroom.mcp_url("carol"), headers={"Accept": "text/event-stream"})
+    assert post.status_code == 401 and post.headers["www-authenticate"].startswith("Bearer")
+    assert get.status_code in (401, 302)
+    assert classroom.requests_seen("carol") == before
+
+
+def test_an_approval_in_the_students_notebook_is_answered_by_a_click(classroom: Classroom) -> None:
+    kernel = classroom.kernels["alice"]
+    box: list[Any] = []
+
+    async def call() -> None:
+        async with connect(classroom.mcp_url("alice"), classroom.tokens["alice"], "auto") as client:
+            box.append(await client.call_tool("add_row", {"item": "pen"}))
+
+    async def scenario() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            prompt = await anyio.to_thread.run_sync(
+                lambda: kernel.wait_for_comm(
+                    lambda state: (
+                        state.get("_model_name") == "ButtonModel" and state.get("description") == "Approve"
+                    )
+                )
+            )
+            kernel.click(prompt["comm_id"])  # what the browser sends when the student clicks
+
+    anyio.run(scenario)
+    assert box[0].content[0].text == "added pen for jupyter:alice"
+
+
+def test_client_config_on_the_hub_gives_the_hub_url_and_how_to_make_a_token(classroom: Classroom) -> None:
+    kernel = classroom.kernels["alice"]
+    text = kernel.json('srv.client_config("claude-code")')
+    config = json.loads(text.split("\n\n", 1)[1])["mcpServers"]["notebook"]
+    assert config["url"] == classroom.mcp_url("alice")
+    assert config["headers"] == {"Authorization": "Bearer <YOUR-HUB-TOKEN>"}
+    assert f"{classroom.hub.url}/hub/token" in text and "access:servers!user=alice" in text
+    assert kernel.json("srv.token") not in text and kernel.json("srv.clients") == []
+
+
+def test_check_goes_through_the_hub(classroom: Classroom) -> None:
+    kernel = classroom.kernels["alice"]
+    token = classroom.tokens["alice"]
+    with_token = kernel.json(f"(lambda r: [r.ok, r.kind, r.message])(srv.check(token={token!r}))")
+    assert with_token[0], with_token
+    assert classroom.mcp_url("alice") in with_token[2]
+    own = kernel.json("(lambda r: [r.ok, r.message])(srv.check())")  # the server's own hub token
+    assert own[0], own
+    wrong = kernel.json("(lambda r: [r.ok, r.kind])(srv.check(token='not-a-hub-token-at-all'))")
+    assert wrong == [False, "origin"]  # the hub's 403 for a token it does not know
+
+
+def test_the_instructor_sees_the_class_table_and_a_student_does_not(classroom: Classroom) -> None:
+    classroom.kernels["alice"].run(
+        "from mcp_notebook.lessons.ch00 import q4\nq4.check('tools/call')\nq4.check('tools/list')"
+    ).raise_for_error()
+    classroom.kernels["bob"].run(
+        "from mcp_notebook.lessons.ch00 import q4\nq4.check('tools/call')"
+    ).raise_for_error()
+    table_url = f"{classroom.hub.url}/services/mcp-progress/api/table"
+
+    def table(who: str) -> httpx.Response:
+        return httpx.get(table_url, headers={"Authorization": f"token {classroom.tokens[who]}"}, timeout=30)
+
+    seen = table("teacher")
+    assert seen.status_code == 200, seen.text
+    assert seen.json() == {
+        "exercises": ["00/q4"],
+        "students": {
+            "alice": {"00/q4": {"outcome": "correct", "attempts": 2}},
+            "bob": {"00/q4": {"outcome": "incorrect", "attempts": 1}},
+        },
+    }
+    refused = table("alice")
+    assert refused.status_code == 403 and "instructors" in refused.json()["message"]
+    page = httpx.get(
+        f"{classroom.hub.url}/services/mcp-progress/",
+        headers={"Authorization": f"token {classroom.tokens['teacher']}"},
+        timeout=30,
+    )
+    assert page.status_code == 200 and "alice" in page.text and "✔ 2" in page.text
+    # The student's own record, on the student's side: never the answer.
+    local = next(classroom.hub.home("alice").rglob("progress.jsonl")).read_text()
+    assert '"outcome": "correct"' in local and "tools/list" not in local and "tools/call" not in local
+
+
+def test_memory_of_one_student_server(classroom: Classroom) -> None:
+    """Measured for classroom/README.md: the single-user server and its kernel with ``%mcp_serve`` running."""
+    pids = classroom.kernels["carol"].json("[__import__('os').getppid(), __import__('os').getpid()]")
+    figures = {}
+    for role, pid in zip(("server", "kernel"), pids, strict=True):
+        status = Path(f"/proc/{pid}/status").read_text()
+        rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        pss = int(next(line.split()[1] for line in rollup.splitlines() if line.startswith("Pss:")))
+        figures[role] = {"rss_mib": round(rss / 1024, 1), "pss_mib": round(pss / 1024, 1)}
+    total = round(sum(f["rss_mib"] for f in figures.values()), 1)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "hub-memory.json").write_text(json.dumps({**figures, "total_rss_mib": total}, indent=2))
+    print(f"\none student server: {figures}, together {total} MiB RSS")
+    assert figures["kernel"]["rss_mib"] > 0
+
+
+def test_stopping_a_students_server_frees_its_port_and_leaves_the_others(classroom: Classroom) -> None:
+    mcp_port = int(classroom.kernels["alice"].json("srv.port"))
+    classroom.kernels["alice"].shutdown()
+    del classroom.kernels["alice"]
+    classroom.hub.stop_server("alice")
+
+    def refused() -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
+            probe.settimeout(2)
+            return probe.connect_ex(("127.0.0.1", mcp_port)) != 0
+
+    wait_until(refused, 30, "alice's in-kernel server still listens")
+    gone = httpx.post(
+        classroom.mcp_url("alice"),
+        json=INITIALIZE,
+        headers={"Authorization": f"Bearer {classroom.tokens['alice']}"},
+    )
+    assert gone.status_code != 200
+
+    async def bob_still_works() -> str:
+        async with connect(classroom.mcp_url("bob"), classroom.tokens["bob"], "auto") as client:
+            return str((await client.call_tool("whoami", {})).content[0].text)
+
+    assert anyio.run(bob_still_works) == "jupyter:bob"
