@@ -86,6 +86,19 @@ def jupyter_shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             kernel.shutdown()
 
 
+@pytest.fixture(scope="session")
+def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One real JupyterHub for the run (tests/hub/hub.py): three students serving ``shop``, a teacher.
+
+    tests/hub/test_hub.py stops alice's server last in its module; later users of the fixture use
+    bob's and carol's.
+    """
+    from tests.hub.hub import running_classroom
+
+    with running_classroom(tmp_path_factory.mktemp("hub")) as room:
+        yield room
+
+
 @pytest.fixture
 def server(catalogue: Catalogue) -> Iterator[Any]:
     srv = serve_unattended(catalogue)

@@ -230,3 +230,61 @@ def running_hub(folder: Path, **options: Any) -> Iterator[Hub]:
         yield hub
     finally:
         hub.stop()
+
+
+STUDENTS = ("alice", "bob", "carol")
+
+
+class Classroom:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.kernels: dict[str, Kernel] = {}
+        self.tokens: dict[str, str] = {}
+
+    def mcp_url(self, student: str) -> str:
+        return f"{self.hub.url}/user/{student}/mcp-notebook/shop/mcp"
+
+    def requests_seen(self, student: str) -> int:
+        return int(self.kernels[student].json("len(srv.activity)"))
+
+
+@contextlib.contextmanager
+def running_classroom(folder: Path) -> Iterator[Classroom]:
+    """A hub with three students whose notebooks each ran `SERVE`, a teacher in the group
+    ``instructors``, and the class's progress service; each student holds a hub token for their own
+    server (``access:servers!user=NAME``), the teacher one with the teacher's full permissions."""
+    from tests.jupyter.servers import SERVE
+
+    service_port = free_port()
+    service = {
+        "name": "mcp-progress",
+        "url": f"http://127.0.0.1:{service_port}",
+        "command": [sys.executable, "-m", "mcp_notebook.jupyter.progress_service"],
+        "oauth_no_confirm": True,
+        "environment": {
+            "MCP_NOTEBOOK_PROGRESS_GROUP": "instructors",
+            "MCP_NOTEBOOK_PROGRESS_DB": str(folder / "progress.sqlite3"),
+        },
+    }
+    with running_hub(
+        folder,
+        admins=[],
+        services=[service],
+        roles=[{"name": "mcp-progress", "scopes": ["read:users"], "services": ["mcp-progress"]}],
+        environment={"MCP_NOTEBOOK_PROGRESS_URL": f"http://127.0.0.1:{service_port}/services/mcp-progress/"},
+        extra='c.JupyterHub.load_groups = {"instructors": {"users": ["teacher"]}}',
+    ) as hub:
+        room = Classroom(hub)
+        hub.add_users(*STUDENTS, "teacher")
+        hub.start_servers(*STUDENTS)
+        try:
+            for student in STUDENTS:
+                _, room.kernels[student] = hub.start_kernel(student)
+            for student in STUDENTS:  # a notebook's first cells, in each student's own kernel
+                room.kernels[student].run(SERVE, timeout=120).raise_for_error()
+                room.tokens[student] = hub.token_for(student, [f"access:servers!user={student}"])
+            room.tokens["teacher"] = hub.token_for("teacher")
+            yield room
+        finally:
+            for kernel in room.kernels.values():
+                kernel.shutdown()

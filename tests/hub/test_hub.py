@@ -1,6 +1,6 @@
 """A class on a real JupyterHub: each student's in-kernel MCP server through the hub's URL and login.
 
-One hub for the module (PyPI's jupyterhub, npm's configurable-http-proxy, the dummy authenticator,
+One hub for the run (the session fixture ``classroom``; PyPI's jupyterhub, npm's configurable-http-proxy, the dummy authenticator,
 the simple local process spawner), three students whose notebooks each run ``%mcp_serve``, an
 instructor, and the class's progress service. Clients are the real SDK in both eras, holding
 tokens the hub minted, exactly as a student's token page would.
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,65 +18,12 @@ import httpx
 import pytest
 
 from tests.conftest import ERAS, INITIALIZE, Mode
-from tests.hub.hub import Hub, free_port, running_hub, wait_until
-from tests.jupyter.servers import SERVE, connect
-from tests.kernel import Kernel
+from tests.hub.hub import Classroom, wait_until
+from tests.jupyter.servers import connect
 
 pytestmark = [pytest.mark.hub, pytest.mark.kernel]
 
-STUDENTS = ("alice", "bob", "carol")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-
-class Classroom:
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.kernels: dict[str, Kernel] = {}
-        self.tokens: dict[str, str] = {}
-
-    def mcp_url(self, student: str) -> str:
-        return f"{self.hub.url}/user/{student}/mcp-notebook/shop/mcp"
-
-    def requests_seen(self, student: str) -> int:
-        return int(self.kernels[student].json("len(srv.activity)"))
-
-
-@pytest.fixture(scope="module")
-def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Classroom]:
-    folder = tmp_path_factory.mktemp("hub")
-    service_port = free_port()
-    service = {
-        "name": "mcp-progress",
-        "url": f"http://127.0.0.1:{service_port}",
-        "command": [sys.executable, "-m", "mcp_notebook.jupyter.progress_service"],
-        "oauth_no_confirm": True,
-        "environment": {
-            "MCP_NOTEBOOK_PROGRESS_GROUP": "instructors",
-            "MCP_NOTEBOOK_PROGRESS_DB": str(folder / "progress.sqlite3"),
-        },
-    }
-    with running_hub(
-        folder,
-        admins=[],
-        services=[service],
-        roles=[{"name": "mcp-progress", "scopes": ["read:users"], "services": ["mcp-progress"]}],
-        environment={"MCP_NOTEBOOK_PROGRESS_URL": f"http://127.0.0.1:{service_port}/services/mcp-progress/"},
-        extra='c.JupyterHub.load_groups = {"instructors": {"users": ["teacher"]}}',
-    ) as hub:
-        room = Classroom(hub)
-        hub.add_users(*STUDENTS, "teacher")
-        hub.start_servers(*STUDENTS)
-        try:
-            for student in STUDENTS:
-                _, room.kernels[student] = hub.start_kernel(student)
-            for student in STUDENTS:  # a notebook's first cells, in each student's own kernel
-                room.kernels[student].run(SERVE, timeout=120).raise_for_error()
-                room.tokens[student] = hub.token_for(student, [f"access:servers!user={student}"])
-            room.tokens["teacher"] = hub.token_for("teacher")
-            yield room
-        finally:
-            for kernel in room.kernels.values():
-                kernel.shutdown()
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -106,27 +51,6 @@ def test_the_hubs_own_token_scheme_works_for_a_post_without_xsrf(classroom: Clas
     )
     assert answer.status_code == 200, answer.text
     assert answer.headers["mcp-session-id"]
-
-
-@pytest.mark.parametrize("mode", ERAS)
-def test_another_students_token_gets_403_and_never_reaches_their_kernel(
-    classroom: Classroom, mode: Mode
-) -> None:
-    before = classroom.requests_seen("bob")
-
-    async def attempt() -> None:
-        async with connect(classroom.mcp_url("bob"), classroom.tokens["alice"], mode) as client:
-            await client.list_tools()
-
-    with pytest.raises(Exception):  # noqa: B017 - the SDK reports the HTTP failure its own way
-        anyio.run(attempt)
-    raw = httpx.post(
-        classroom.mcp_url("bob"),
-        json=INITIALIZE,
-        headers={"Authorization": f"Bearer {classroom.tokens['alice']}"},
-    )
-    assert raw.status_code == 403
-    assert classroom.requests_seen("bob") == before
 
 
 def test_no_token_gets_401_and_never_reaches_a_kernel(classroom: Classroom) -> None:
