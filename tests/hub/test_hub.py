@@ -143,16 +143,18 @@ def test_the_instructor_sees_the_class_table_and_a_student_does_not(classroom: C
 
 
 def test_memory_of_one_student_server(classroom: Classroom) -> None:
-    """Measured for classroom/README.md: the single-user server and its kernel with ``%mcp_serve`` running."""
+    """Measured for classroom/README.md: the single-user server and its kernel with ``%mcp_serve``
+    running (and, once for the whole class, the hub and its proxy)."""
     pids = classroom.kernels["carol"].json("[__import__('os').getppid(), __import__('os').getpid()]")
+    pids += [classroom.hub.process.pid, int((classroom.hub.folder / "proxy.pid").read_text())]
     figures = {}
-    for role, pid in zip(("server", "kernel"), pids, strict=True):
+    for role, pid in zip(("server", "kernel", "hub", "proxy"), pids, strict=True):
         status = Path(f"/proc/{pid}/status").read_text()
         rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
         rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
         pss = int(next(line.split()[1] for line in rollup.splitlines() if line.startswith("Pss:")))
         figures[role] = {"rss_mib": round(rss / 1024, 1), "pss_mib": round(pss / 1024, 1)}
-    total = round(sum(f["rss_mib"] for f in figures.values()), 1)
+    total = round(figures["server"]["rss_mib"] + figures["kernel"]["rss_mib"], 1)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "hub-memory.json").write_text(json.dumps({**figures, "total_rss_mib": total}, indent=2))
     print(f"\none student server: {figures}, together {total} MiB RSS")
