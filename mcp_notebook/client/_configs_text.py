@@ -15,14 +15,16 @@ MESSAGES: dict[str, dict[Language, str]] = {
             "(Claude Desktop, Claude Code, Cursor, VS Code, MCP Inspector) cannot reach it: 127.0.0.1 in "
             "the configuration below means the client's own computer, not this server. Instead, download "
             "the notebook and serve it on your computer with `mcp-notebook serve NOTEBOOK.ipynb`, or call "
-            "the tools from this notebook with `%mcp_call`."
+            "the tools from this notebook with `%mcp_call`. On a JupyterHub with mcp-notebook installed, "
+            "`srv.client_config(...)` in the notebook gives this kernel's address on the hub instead."
         ),
         "ko": (
             "주의: 이 커널은 원격 컴퓨터(Binder 또는 JupyterHub)에서 실행 중입니다. 데스크톱 클라이언트"
             "(Claude Desktop, Claude Code, Cursor, VS Code, MCP Inspector)는 이 커널에 닿을 수 없습니다. "
             "아래 설정의 127.0.0.1은 이 서버가 아니라 클라이언트 자신의 컴퓨터를 뜻합니다. 대신 노트북을 "
             "내려받아 내 컴퓨터에서 `mcp-notebook serve NOTEBOOK.ipynb`로 서빙하거나, 이 노트북 안에서 "
-            "`%mcp_call`로 도구를 호출하세요."
+            "`%mcp_call`로 도구를 호출하세요. mcp-notebook이 설치된 JupyterHub라면 노트북에서 "
+            "`srv.client_config(...)`가 이 커널의 허브 주소를 대신 알려 줍니다."
         ),
     },
     "config.usage.claude-code": {
