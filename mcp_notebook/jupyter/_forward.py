@@ -114,6 +114,24 @@ _RESPONSE_HEADERS = frozenset({"content-type", "mcp-session-id", "mcp-protocol-v
 _CONNECT_TIMEOUT = 10.0
 
 
+_client: httpx2.AsyncClient | None = None
+
+
+def _upstream() -> httpx2.AsyncClient:
+    """One HTTP client for every forwarded request, made on first use on the Jupyter server's loop.
+
+    One, not one per request: making a client costs more than forwarding a call (it builds a TLS
+    context), and a kept-alive connection to the kernel's server saves a TCP handshake per call.
+    """
+    global _client
+    if _client is None:
+        _client = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(_CONNECT_TIMEOUT, read=None),  # an SSE stream may be quiet for long
+            trust_env=False,  # loopback only: no proxy from the environment
+        )
+    return _client
+
+
 def handlers(base_url: str) -> list[tuple[str, type[web.RequestHandler]]]:
     """The extension's routes under the Jupyter server's `base_url`."""
     return [
@@ -271,14 +289,10 @@ class ForwardHandler(_KernelServers):
         }
         headers["Authorization"] = f"Bearer {link.credential}"
         headers[FORWARDED_USER_HEADER] = quote(self.identity(), safe="")
-        timeout = httpx2.Timeout(_CONNECT_TIMEOUT, read=None)  # an SSE stream may be quiet for long
         method = self.request.method or "GET"
         body = self.request.body if method == "POST" else None
         try:
-            async with (
-                httpx2.AsyncClient(timeout=timeout, trust_env=False) as http,
-                http.stream(method, link.url, headers=headers, content=body) as answer,
-            ):
+            async with _upstream().stream(method, link.url, headers=headers, content=body) as answer:
                 if answer.status_code == 401:
                     raise web.HTTPError(502, t("jupyter.stale_link", kernel=link.kernel_id))
                 self.set_status(answer.status_code)

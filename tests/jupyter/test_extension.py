@@ -110,3 +110,41 @@ def test_a_client_without_a_credential_is_told_where_to_get_one(jupyter_shop: An
     assert answer.status_code == 401
     assert answer.headers["www-authenticate"].startswith("Bearer")
     assert "/hub/token" in answer.json()["message"]
+
+
+def test_a_client_that_hangs_up_withdraws_its_waiting_call(jupyter_shop: Any) -> None:
+    """The hang-up travels through the extension: the approval prompt it left in the notebook goes away."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from tests.jupyter.servers import wait_until
+
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "add_row", "arguments": {"item": "pen"}, "_meta": meta},
+        }
+    ).encode()
+    parts = urlsplit(jupyter_shop.mcp_url)
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"Authorization: Bearer {jupyter_shop.server.token}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+        f"Mcp-Method: tools/call\r\nMcp-Name: add_row\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    assert jupyter_shop.kernel.json("len(srv.pending)") == 0
+    with socket.create_connection((parts.hostname, parts.port)) as sock:
+        sock.sendall(head + body)
+        wait_until(
+            lambda: jupyter_shop.kernel.json("len(srv.pending)") == 1, 30, "no approval prompt appeared"
+        )
+    # At once: not only at the stream's next keep-alive (15 s on), which would find the client gone.
+    wait_until(
+        lambda: jupyter_shop.kernel.json("len(srv.pending)") == 0, 10, "the prompt stayed after the hang-up"
+    )
