@@ -148,3 +148,25 @@ def test_a_client_that_hangs_up_withdraws_its_waiting_call(jupyter_shop: Any) ->
     wait_until(
         lambda: jupyter_shop.kernel.json("len(srv.pending)") == 0, 10, "the prompt stayed after the hang-up"
     )
+
+
+def test_a_stopped_server_leaves_no_link_and_a_restarted_one_is_back_at_the_same_url(
+    jupyter_shop: Any,
+) -> None:
+    from mcp_notebook.core._kernel_link import link_path
+
+    link = link_path(jupyter_shop.server.runtime_dir, jupyter_shop.kernel_id)
+    assert link.is_file()
+    jupyter_shop.kernel.run("srv.stop()").raise_for_error()
+    assert not link.exists()  # the credential is gone with the server
+    stopped = jupyter_shop.server.api("POST", "/mcp-notebook/shop/mcp", json=INITIALIZE)
+    assert stopped.status_code == 404 and "%mcp_serve" in stopped.json()["message"]
+    jupyter_shop.kernel.run("srv = %mcp_serve --name shop").raise_for_error()
+    assert link.is_file()
+    again = jupyter_shop.server.api(
+        "POST",
+        "/mcp-notebook/shop/mcp",
+        json=INITIALIZE,
+        headers={"Accept": "application/json, text/event-stream"},
+    )
+    assert again.status_code == 200, again.text
