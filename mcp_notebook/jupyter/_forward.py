@@ -26,7 +26,7 @@ import getpass
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import httpx2
 from jupyter_server.auth import IdentityProvider
@@ -274,7 +274,7 @@ class ForwardHandler(_KernelServers):
             self._task.cancel()
 
     async def _forward(self, key: str) -> None:
-        link = self.find(unquote(key))
+        link = self.find(key)  # tornado has unquoted the path segment
         self._task = asyncio.ensure_future(self._relay(link))
         try:
             await self._task
