@@ -19,8 +19,8 @@ from ..core._catalogue import Catalogue
 from ..core._guards import redact
 from ..core._identity import OWNER
 from ..core._text import t
-from ..server._activity import CallRecord
 from ..server._approval import ApprovalPolicy, ApprovalRequest
+from ..server._pipeline import CallRecord
 from ..server._protocol import ToolServer
 from ..server.http._gate import MCP_PATH
 
@@ -156,7 +156,7 @@ class ServerHandle:
     @property
     def audit_error(self) -> str | None:
         """Why the audit log could not be written last time (None while writing works)."""
-        return self._tools.guards.audit_error
+        return self._tools.audit.error
 
     def export_activity(self, path: str | os.PathLike[str]) -> int:
         """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count.

@@ -2,21 +2,18 @@
 
 Spec 2025-11-25 server/tools "Security Considerations": servers MUST validate inputs, implement
 access controls, rate-limit invocations and sanitize outputs. Validation and approval live in the
-server; this module adds per-tool rate limits and timeouts, idempotent replays, output sanitizing
-and the audit log (`_audit`: one JSON line per call, on disk as the call ends).
+server; this module adds per-tool rate limits and timeouts, idempotent replays and output
+sanitizing, each a step of the call pipeline (`_pipeline`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
 import os
 import threading
-import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,12 +21,10 @@ import anyio.from_thread
 import anyio.to_thread
 
 from ..core._arguments import argument_problems, compile_validator
-from ..core._errors import AuditLogWarning
 from ..core._guards import RateLimited, TokenBucket, sanitize_result
 from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ..core._results import error_result
 from ..core._text import add_messages, t
-from ._audit import AuditLog
 
 logger = logging.getLogger(__name__)
 
@@ -82,15 +77,8 @@ def current_client() -> str:
     return _client.get()
 
 
-def default_audit_path() -> Path:
-    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mcp-notebook"
-    )
-    return Path(folder) / "audit.jsonl"
-
-
 class Guardrails:
-    """Rate limits, timeouts, idempotency, sanitizing and auditing for one server.
+    """Rate limits, timeouts, idempotency and sanitizing for one server.
 
     What outlives a call is scoped to the identity that made it: each identity has its own rate
     limit bucket per tool (one client cannot lock the notebook out of its own tool), and stored
@@ -107,20 +95,16 @@ class Guardrails:
         self,
         *,
         max_output_chars: int = 1_000_000,
-        audit_log: str | os.PathLike[str] | None = None,
         idempotency_path: str | os.PathLike[str] | None = None,
         server_name: str = "mcp-notebook",
     ) -> None:
         self.max_output_chars = max_output_chars
-        self.audit = AuditLog(audit_log) if audit_log is not None else None
         self.server_name = server_name
         self._idempotency_path = idempotency_path
         self._store: IdempotencyStore | None = None
         self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
         self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
-        self.audit_error: str | None = None  # why the last audit write failed; None while writing works
-        self.audit_listeners: list[Callable[[str | None], None]] = []  # told when that changes
 
     def set_client(self, client: str) -> contextvars.Token[str]:
         """Make `client` (an identity, proven by its credential) the `current_client` of this call."""
@@ -208,50 +192,6 @@ class Guardrails:
             return clean
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
-    def record(self, record: Any) -> None:
-        """Write one call to the audit log; a failure is reported (`audit_error`, a warning), never raised."""
-        if self.audit is None:
-            return
-        try:
-            self.audit.record(
-                client=record.client,
-                claimed=record.claimed,
-                tool=record.tool,
-                arguments=record.arguments,
-                decision=record.decision,
-                outcome=record.outcome,
-                is_error=record.is_error,
-                duration_ms=round(record.duration * 1000, 3),
-                protocol_version=record.protocol_version,
-            )
-        except Exception as exc:  # a full disk must not fail the call it records: it is reported instead
-            self._audit_failed(f"{type(exc).__name__}: {exc}")
-        else:
-            if self.audit_error is not None:
-                self._audit_changed(None)
-
-    def _audit_failed(self, error: str) -> None:
-        first = self.audit_error is None
-        self._audit_changed(error)
-        if not first:
-            return  # once per failure streak: a failing disk must not flood the notebook
-        assert self.audit is not None
-        message = t("audit.write_failed", path=self.audit.path, error=error)
-        logger.warning("%s", message)
-        # Warnings turned into errors (-W error) must still never fail the call being recorded.
-        with contextlib.suppress(AuditLogWarning):
-            warnings.warn(message, AuditLogWarning, stacklevel=2)
-
-    def _audit_changed(self, error: str | None) -> None:
-        self.audit_error = error
-        for listener in list(self.audit_listeners):
-            try:
-                listener(error)
-            except Exception:  # a display callback must never fail a call
-                logger.exception("audit listener failed")
-
     def close(self) -> None:
-        if self.audit is not None:
-            self.audit.close()
         if self._store is not None:
             self._store.close()

@@ -146,7 +146,7 @@ class ServerPanel(widgets.VBox):
         server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
         server.tool_server.call_listeners.append(self.show_call)
-        server.tool_server.guards.audit_listeners.append(self._audit_changed)
+        server.tool_server.audit.listeners.append(self._audit_changed)
         for request in server.pending:
             self.show_request(request)
 
@@ -158,7 +158,7 @@ class ServerPanel(widgets.VBox):
             if mode == "auto"
             else ""
         )
-        error = self.server.tool_server.guards.audit_error
+        error = self.server.tool_server.audit.error
         if error is not None:
             warning += (
                 f"<div style='color:#b3261e'>{html.escape(t('panel.audit_failing', error=error))}</div>"
@@ -198,7 +198,7 @@ class ServerPanel(widgets.VBox):
         for listeners, listener in (
             (self.server.approval.listeners, self.show_request),
             (self.server.tool_server.call_listeners, self.show_call),
-            (self.server.tool_server.guards.audit_listeners, self._audit_changed),
+            (self.server.tool_server.audit.listeners, self._audit_changed),
         ):
             if listener in listeners:
                 listeners.remove(listener)

@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identities, Identity
 from ...core._text import add_messages, t
+from .._session_state import Sessions
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._sessions import (
@@ -490,8 +491,7 @@ def build_app(
     host: str,
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
-    hung_up: Callable[[str, str], None] | None = None,
-    on_session_end: Callable[[str], None] | None = None,
+    sessions: Sessions | None = None,
     session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_PER_IDENTITY,
 ) -> ASGIApp:
@@ -501,8 +501,8 @@ def build_app(
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
     `answers_at_once(request, identity)`: whether a request (a JSON-RPC dict) sends nothing before its
     result and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
-    `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
-    `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
+    `sessions`: the state of each handshake-era session (`_session_state`): made when one opens,
+    dropped when it ends, however it ends; told when the client of a streamed tools/call hangs up.
     `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
     and one credential holds at most that many (`_sessions`).
     """
@@ -521,6 +521,8 @@ def build_app(
     # per-request reply choice (_framing).
     manager = sdk_server.session_manager
     manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
-    manager.limit(max_sessions, session_idle_timeout)
-    manager.on_session_end = on_session_end
-    return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))
+    sessions = sessions if sessions is not None else Sessions()
+    manager.limit(max_sessions, session_idle_timeout, sessions)
+    return Gate(
+        app, identities, limit, answers_at_once, hung_up=sessions.client_gone, addresses=AddressCheck(host)
+    )

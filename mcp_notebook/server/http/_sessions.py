@@ -7,6 +7,9 @@ more, its oldest *idle* session (no request in flight, no open GET stream) is cl
 if all of them are busy, the new one is refused with a 429 that says why and what to do. Idle
 sessions end after ``idle_timeout`` seconds (10 minutes by default).
 
+Whose each session is lives with the rest of its state (`_session_state.Sessions`): the manager
+makes that state when it admits a session and drops it when the session ends, however it ends.
+
 2026-07-28 requests have no sessions: none of this applies to them.
 """
 
@@ -15,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
@@ -24,6 +26,7 @@ from starlette.types import Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identity
 from ...core._text import add_messages, t
+from .._session_state import Sessions
 
 logger = logging.getLogger(__name__)
 
@@ -65,15 +68,14 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
     """
 
     per_identity = DEFAULT_PER_IDENTITY
-    _owners: dict[str, str]  # session id -> identity, in the order sessions were opened
-    # Told of every session that ends (DELETE, idle timeout, crash, closed to make room), so that what
-    # the server kept for it (subscriptions, log level) goes with it.
-    on_session_end: Callable[[str], None] | None = None
+    # The state of each open session (whose it is, among the rest): made when a session is admitted,
+    # dropped when it ends (DELETE, idle timeout, crash, closed to make room), so nothing outlives it.
+    sessions: Sessions
 
-    def limit(self, per_identity: int, idle_timeout: float) -> None:
+    def limit(self, per_identity: int, idle_timeout: float, sessions: Sessions) -> None:
         self.per_identity = per_identity
         self.session_idle_timeout = idle_timeout
-        self._owners = {}
+        self.sessions = sessions
 
     def open_sessions(self) -> int:
         """How many handshake-era sessions are open now (all identities)."""
@@ -106,21 +108,15 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
             mine.remove(idle)
         transport = super()._admit_session(requestor)
         if transport is not None and transport.mcp_session_id is not None:
-            self._owners[transport.mcp_session_id] = identity
+            self.sessions.opened(transport.mcp_session_id, identity)
         return transport
 
     async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        self._owners.pop(session_id, None)
+        self.sessions.ended(session_id)
         await super()._discard_session(session_id, transport)
-        if self.on_session_end is not None:
-            self.on_session_end(session_id)
 
     def _sessions_of(self, identity: str) -> list[str]:
-        return [
-            session
-            for session, owner in self._owners.items()
-            if owner == identity and session in self._server_instances
-        ]
+        return [session for session in self.sessions.of(identity) if session in self._server_instances]
 
     def _full_and_busy(self, identity: str) -> bool:
         mine = self._sessions_of(identity)
@@ -135,7 +131,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         """End `session` now: its id answers 404 from here on, its transport ends in the background."""
         transport = self._server_instances.pop(session)
         self._session_owners.pop(session, None)
-        self._owners.pop(session, None)
+        self.sessions.ended(session)
         logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
         if self._task_group is not None:
             self._task_group.start_soon(transport.terminate)
