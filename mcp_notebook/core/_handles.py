@@ -20,32 +20,7 @@ from typing import Any
 
 from ._errors import ToolError
 from ._idempotency import human_duration
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "handle.unknown": {
-            "en": "{handle!r} is not a valid {kind} handle (it may have been closed). {next}",
-            "ko": "{handle!r}은(는) 유효한 {kind} 핸들이 아닙니다(이미 닫혔을 수 있습니다). {next}",
-        },
-        "handle.expired": {
-            "en": "The {kind} handle {handle!r} has expired (handles last {ttl}). {next}",
-            "ko": "{kind} 핸들 {handle!r}이(가) 만료되었습니다(핸들 유효 시간: {ttl}). {next}",
-        },
-        "handle.wrong_kind": {
-            "en": "{handle!r} is a {actual} handle, but a {kind} handle is needed here. {next}",
-            "ko": "{handle!r}은(는) {actual} 핸들인데 여기에는 {kind} 핸들이 필요합니다. {next}",
-        },
-        "handle.next_creator": {
-            "en": "Call {creator} to get a new {kind} handle, then retry with it.",
-            "ko": "{creator}을(를) 호출해 새 {kind} 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-        "handle.next_unknown": {
-            "en": "Create a new {kind} handle with the tool that makes them, then retry with it.",
-            "ko": "{kind} 핸들을 만드는 도구로 새 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-    }
-)
+from ._text import t
 
 _KIND_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 _ECHO_LIMIT = 80  # a handle echoed in an error: enough to recognise, not a dump of whatever was sent

@@ -29,7 +29,7 @@ from ..core._identity import identity_of
 from ..core._prompts import literal_choices, render
 from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ..core._resources import ResourceEntry, TemplateEntry, contents
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..runtime._execution import ToolRunner, cell_is_waiting
 from ._activity import session_id_of
 from ._paging import page
@@ -38,25 +38,6 @@ logger = logging.getLogger(__name__)
 RESOURCE_NOT_FOUND_HANDSHAKE = -32002
 KEPT_SCHEME = "mcp-notebook://results/"
 MAX_COMPLETIONS = 100
-
-add_messages(
-    {
-        "resource.read_failed": {
-            "en": "Reading {uri!r} failed: {error}",
-            "ko": "{uri!r}을(를) 읽지 못했습니다: {error}",
-        },
-        "result.kept": {
-            "en": (
-                "The result of {tool!r} is large ({size} characters), so it is kept as a resource: read {uri} "
-                "with resources/read for all of it. It starts with:\n{preview}"
-            ),
-            "ko": (
-                "{tool!r}의 결과가 커서({size}자) 리소스로 보관했습니다. 전체는 resources/read로 {uri}을(를) "
-                "읽으세요. 앞부분:\n{preview}"
-            ),
-        },
-    }
-)
 
 
 class KeptResults:
