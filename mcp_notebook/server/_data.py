@@ -28,7 +28,7 @@ from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answe
 from ..core._resources import ResourceEntry, TemplateEntry, contents
 from ..core._store import KEPT_RESULTS, KEY_MAX, Scope, Store
 from ..core._store_memory import MemoryStore
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..runtime._execution import ToolRunner
 from ._activity import session_id_of
 from ._contexts import context_for
@@ -38,25 +38,6 @@ logger = logging.getLogger(__name__)
 RESOURCE_NOT_FOUND_HANDSHAKE = -32002
 KEPT_SCHEME = "mcp-notebook://results/"
 MAX_COMPLETIONS = 100
-
-add_messages(
-    {
-        "resource.read_failed": {
-            "en": "Reading {uri!r} failed: {error}",
-            "ko": "{uri!r}을(를) 읽지 못했습니다: {error}",
-        },
-        "result.kept": {
-            "en": (
-                "The result of {tool!r} is large ({size} characters), so it is kept as a resource: read {uri} "
-                "with resources/read for all of it. It starts with:\n{preview}"
-            ),
-            "ko": (
-                "{tool!r}의 결과가 커서({size}자) 리소스로 보관했습니다. 전체는 resources/read로 {uri}을(를) "
-                "읽으세요. 앞부분:\n{preview}"
-            ),
-        },
-    }
-)
 
 
 class KeptResults:

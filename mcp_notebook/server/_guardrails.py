@@ -31,55 +31,11 @@ from ..core._results import error_result
 from ..core._store import DEFAULT_LEASE, Store
 from ..core._store_sqlite import SQLiteStore
 from ..core._store_url import store_opener
-from ..core._text import add_messages, t
+from ..core._text import t
 from ._audit import AuditLog
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "guard.unclean_output": {
-            "en": (
-                "The tool's structured result held control characters (terminal escapes, bidi overrides or "
-                "invisible tag characters), which are removed before anything is sent; without them it no "
-                "longer matches the tool's output schema: {problems}. The tool must return plain text in "
-                "its structured result: tell the person who wrote it."
-            ),
-            "ko": (
-                "도구의 구조화된 결과에 제어 문자(터미널 이스케이프, 양방향 재정렬 문자, 보이지 않는 태그 문자)가 "
-                "들어 있었습니다. 이런 문자는 보내기 전에 지우는데, 지우고 나니 출력 스키마에 맞지 않습니다: "
-                "{problems}. 도구가 구조화된 결과에 평범한 텍스트만 돌려주어야 합니다. 도구를 만든 사람에게 "
-                "알리세요."
-            ),
-        },
-        "audit.write_failed": {
-            "en": (
-                "The audit log {path} could not be written ({error}): tool calls are not on record there "
-                "until it can be written again. Free disk space or fix the file's permissions; the calls "
-                "themselves still run."
-            ),
-            "ko": (
-                "감사 로그 {path}에 쓰지 못했습니다({error}). 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다. "
-                "디스크 공간을 비우거나 파일 권한을 고치세요. 호출 자체는 그대로 실행됩니다."
-            ),
-        },
-    }
-)
-
-add_messages(
-    {
-        "guard.store_and_path": {
-            "en": (
-                "serve() got both store= and idempotency_path=, which both say where state is kept. Use "
-                "store= alone (idempotency_path=P is store='sqlite:///P')."
-            ),
-            "ko": (
-                "serve()에 store=와 idempotency_path=를 함께 주었습니다. 둘 다 상태를 둘 곳을 정합니다. store=만 "
-                "쓰세요(idempotency_path=P는 store='sqlite:///P'와 같습니다)."
-            ),
-        },
-    }
-)
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 

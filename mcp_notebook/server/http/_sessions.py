@@ -22,28 +22,11 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from starlette.types import Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identity
-from ...core._text import add_messages, t
+from ...core._text import t
 from .._sdk_compat import HookedSessionManager, requests_in_flight
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "sessions.full": {
-            "en": (
-                "This credential already has {count} sessions open, the most one credential may hold, and "
-                "every one of them is busy (a request or a GET stream in flight). End one you no longer "
-                "need (HTTP DELETE with its Mcp-Session-Id header) or wait for one to finish; idle sessions "
-                "are closed to make room, and after {minutes:g} minutes on their own."
-            ),
-            "ko": (
-                "이 인증 정보로 이미 세션 {count}개가 열려 있어 더 열 수 없고, 모두 요청이나 GET 스트림을 처리하는 "
-                "중입니다. 필요 없는 세션을 끝내거나(그 Mcp-Session-Id 헤더로 HTTP DELETE) 하나가 끝나기를 "
-                "기다리세요. 쉬고 있는 세션은 자리를 내주려고 닫히고, {minutes:g}분이 지나면 저절로도 닫힙니다."
-            ),
-        },
-    }
-)
 
 DEFAULT_IDLE_TIMEOUT = 600.0
 DEFAULT_PER_IDENTITY = 32
