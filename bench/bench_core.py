@@ -238,12 +238,12 @@ async def _timed(n: int, warmup: int, call: Callable[[], Awaitable[str]], tool: 
 @contextlib.asynccontextmanager
 async def connect(url: str, headers: dict[str, str], mode: str) -> AsyncIterator[Any]:
     """An SDK `Client` over Streamable HTTP, sending `headers` with every request."""
+    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         yield client
@@ -546,10 +546,11 @@ def add(a: int, b: int) -> int:
     return a + b
 
 async def first_list(url, token):
+    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
         async with Client(streamable_http_client(url, http_client=http), mode="auto") as client:
             listed = await client.list_tools()
             assert [t.name for t in listed.tools] == ["add"], listed

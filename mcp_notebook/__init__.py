@@ -35,6 +35,9 @@ from .core._handles import HandleError, HandleStore
 from .core._primitives import prompt, publish, resource
 from .core._prompts import embed_resource
 from .core._questions import Elicitation
+from .core._store import Store
+from .core._store_memory import MemoryStore
+from .core._store_sqlite import SQLiteStore
 from .core._text import get_language, set_language
 
 if TYPE_CHECKING:
@@ -67,11 +70,14 @@ __all__ = [
     "HandleStore",
     "InvalidResultError",
     "MCPNotebookError",
+    "MemoryStore",
     "PromptResult",
     "ProtocolError",
     "ReadResult",
+    "SQLiteStore",
     "ServerError",
     "ServerHandle",
+    "Store",
     "ToolDefinitionError",
     "ToolEntry",
     "ToolError",

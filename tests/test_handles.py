@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from mcp_notebook import ToolError, set_language
 from mcp_notebook.core._handles import HandleError, HandleStore
+from mcp_notebook.core._store_sqlite import SQLiteStore
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Clock:
@@ -100,7 +107,7 @@ def test_a_handle_of_another_kind_is_refused() -> None:
 def test_korean_messages() -> None:
     store = HandleStore(ttl=3600, creator="cart_create", clock=Clock())
     set_language("ko")
-    with pytest.raises(HandleError, match=r"유효한 cart 핸들이 아닙니다.*cart_create을\(를\) 호출해"):
+    with pytest.raises(HandleError, match=r"유효한 cart 핸들이 아닙니다.*cart_create를 호출해"):
         store.resolve("cart_nope", "alice", "cart")
 
 
@@ -168,3 +175,91 @@ def test_minting_from_many_threads_loses_nothing() -> None:
     assert len(store) == 1600
     for slot, handles in enumerate(minted):
         assert [store.resolve(h, f"client{slot}", "cart") for h in handles] == [(slot, n) for n in range(200)]
+
+
+# -- where handles live ------------------------------------------------------------------------------------
+
+
+def test_the_default_store_keeps_live_objects_and_update_is_harmless() -> None:
+    store = HandleStore(creator="open_cart")
+    cart: list[str] = []
+    handle = store.mint("alice", "cart", cart)
+    store.resolve(handle, "alice", "cart").append("apple")
+    assert cart == ["apple"]  # the very object: nothing was copied
+    store.update(handle, "alice", "cart", ["pear"])
+    assert store.resolve(handle, "alice", "cart") == ["pear"]
+    with pytest.raises(HandleError, match="not a valid cart handle"):
+        store.update(handle, "mallory", "cart", ["stolen"])
+    assert store.resolve(handle, "alice", "cart") == ["pear"]
+
+
+def test_handles_minted_in_one_process_resolve_in_another(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'handles.sqlite3'}"
+    minted = subprocess.run(
+        [sys.executable, "-m", "tests.core.store_process", "mint", url, "shop", "alice", '["apple"]'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert minted.returncode == 0, minted.stderr
+    handle = minted.stdout.strip()
+    assert handle.startswith("cart_")
+
+    here = HandleStore(store=url, name="shop", creator="open_cart")
+    items = here.resolve(handle, "alice", "cart")
+    assert items == ["apple"]
+    here.update(handle, "alice", "cart", [*items, "bread"])  # a shared store holds copies: store it back
+    for client, name in (("mallory", "shop"), ("alice", "another-notebook")):
+        with pytest.raises(HandleError, match="not a valid cart handle"):
+            HandleStore(store=url, name=name).resolve(handle, client, "cart")
+
+    def resolved_elsewhere(client: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "tests.core.store_process", "resolve", url, "shop", client, handle],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert json.loads(resolved_elsewhere("alice")) == ["apple", "bread"]
+    assert resolved_elsewhere("mallory").startswith(f"HandleError: {handle!r} is not a valid cart handle")
+    assert here.discard(handle, "alice") is True
+    assert resolved_elsewhere("alice").startswith("HandleError:")
+
+
+def test_a_shared_store_expires_handles_by_its_clock(tmp_path: Path) -> None:
+    clock = Clock()
+    store = SQLiteStore(tmp_path / "handles.sqlite3", clock=clock)
+    carts = HandleStore(ttl=60, store=store, name="shop", creator="open_cart")
+    handle = carts.mint("alice", "cart", {"items": []})
+    clock.now += 60
+    with pytest.raises(HandleError, match="has expired"):
+        carts.resolve(handle, "alice", "cart")
+    assert len(carts) == 0
+    clock.now += 3600
+    with pytest.raises(HandleError, match="not a valid cart handle"):
+        carts.resolve(handle, "alice", "cart")
+
+
+def test_a_shared_store_refuses_live_objects_with_what_to_do(tmp_path: Path) -> None:
+    carts = HandleStore(store=f"sqlite:///{tmp_path / 'handles.sqlite3'}", name="shop")
+    with pytest.raises(TypeError, match=r"holds JSON values.*keep live objects in a MemoryStore"):
+        carts.mint("alice", "browser", threading.Lock())
+    assert len(carts) == 0
+
+
+def test_store_settings_that_cannot_work_together_are_refused() -> None:
+    with pytest.raises(ValueError, match="both a clock and a store"):
+        HandleStore(clock=Clock(), store="memory://")
+    with pytest.raises(ValueError, match="does not name a store"):
+        HandleStore(store="carts.sqlite3")
+    for client in ("", None):
+        with pytest.raises(ValueError, match="pass current_client"):
+            HandleStore().mint(client, "cart", [])  # type: ignore[arg-type]
+    assert HandleStore().discard("cart_x", "") is False
+    with pytest.raises(HandleError, match="not a valid cart handle"):
+        HandleStore().resolve("cart_x", "", "cart")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import ToolError, set_language
-from mcp_notebook.core import _idempotency as idempotency_module
+from mcp_notebook.core import _store as store_module
 from mcp_notebook.core._idempotency import (
     IdempotencyConflict,
     IdempotencyStore,
@@ -249,11 +249,11 @@ class WaitCountingEvent(threading.Event):
 @pytest.fixture
 def counted_waits(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
     @dataclasses.dataclass
-    class CountedFlight(idempotency_module._Flight):
+    class CountedFlight(store_module._Flight):
         done: threading.Event = dataclasses.field(default_factory=WaitCountingEvent)
 
     WaitCountingEvent.waiting = threading.Semaphore(0)
-    monkeypatch.setattr(idempotency_module, "_Flight", CountedFlight)
+    monkeypatch.setattr(store_module, "_Flight", CountedFlight)
 
     def until_waiting(n: int) -> None:
         for _ in range(n):

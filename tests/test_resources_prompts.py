@@ -15,6 +15,9 @@ from mcp.shared.exceptions import MCPError
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ProtocolError, embed_resource, prompt, publish, resource, serve, tool
+from mcp_notebook.core._store import Store
+from mcp_notebook.core._store_memory import MemoryStore
+from mcp_notebook.core._store_sqlite import SQLiteStore
 from mcp_notebook.server._data import KeptResults
 from tests.conftest import ERAS, connect, serve_unattended
 
@@ -264,17 +267,29 @@ async def test_large_tool_results_become_a_link_to_a_kept_resource(catalogue: Ca
         srv.stop()
 
 
-def test_kept_results_are_bounded_in_count_and_age() -> None:
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_kept_results_are_bounded_in_count_and_age(kind: str, tmp_path: Any) -> None:
     now = [0.0]
-    kept = KeptResults(max_items=2, max_age=60, clock=lambda: now[0])
+    store: Store = (
+        MemoryStore(clock=lambda: now[0])
+        if kind == "memory"
+        else SQLiteStore(tmp_path / "state.sqlite3", clock=lambda: now[0])
+    )
+    kept = KeptResults(store, server="shop", max_items=2, max_age=60)
     first = kept.keep("t", [{"mimeType": "text/plain", "text": "1"}], "alice")
     second = kept.keep("t", [{"mimeType": "text/plain", "text": "2"}], "alice")
     third = kept.keep("t", [{"mimeType": "text/plain", "text": "3"}], "alice")
     assert kept.get(first, "alice") is None
     assert kept.get(second, "alice") is not None and kept.get(third, "alice") is not None
     assert kept.get(third, "bob") is None  # only the identity it was kept for reads it
+    # Another notebook's server on the same store: its own links, and none of these.
+    other = KeptResults(store, server="archive", max_items=2, max_age=60)
+    assert other.get(third, "alice") is None
+    other.keep("t", [{"mimeType": "text/plain", "text": "elsewhere"}], "alice")
+    assert kept.get(second, "alice") is not None  # its bound counts its own results only
     now[0] = 61
     assert kept.get(second, "alice") is None and kept.get(third, "alice") is None
+    store.close()
 
 
 def test_client_side_read_and_prompt(server: Any, catalogue: Catalogue) -> None:

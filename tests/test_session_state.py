@@ -70,7 +70,7 @@ def sizes(srv: Any) -> dict[str, int]:
     manager = srv.tool_server.sdk.session_manager
     return {
         "session states": len(srv.tool_server.sessions._states),
-        "SDK transports": len(manager._server_instances),
+        "SDK transports": manager.session_count(),
         "SDK session owners": len(manager._session_owners),
         "approvals waiting": len(srv.approval.pending),
     }

@@ -18,6 +18,7 @@ from ..core import _ui
 from ..core._catalogue import Catalogue
 from ..core._guards import redact
 from ..core._identity import OWNER
+from ..core._store import Store
 from ..core._text import t
 from ..server._approval import ApprovalPolicy, ApprovalRequest
 from ..server._pipeline import CallRecord
@@ -39,6 +40,8 @@ class ServerHandle:
         keeps (handles, idempotency keys, large results) are that client's.
     name:
         The server's name, which scopes stored results (idempotency keys) to this notebook.
+    store:
+        The `Store` the server keeps state in (``serve(store=...)``).
     calls:
         The most recent tool calls, newest last (`CallRecord`).
     """
@@ -69,6 +72,12 @@ class ServerHandle:
     @property
     def tool_server(self) -> ToolServer:
         return self._tools
+
+    @property
+    def store(self) -> Store:
+        """The server's `Store` (opened now if nothing was kept yet): give it to ``HandleStore(store=...)``
+        to keep handles where the server keeps its state."""
+        return self._tools.guards.store()
 
     @property
     def approval(self) -> ApprovalPolicy:

@@ -26,12 +26,13 @@ from ..core._catalogue import Catalogue, RunIn, default_catalogue
 from ..core._errors import ServerError
 from ..core._identity import Identities, check_server_name, default_server_name
 from ..core._secrets import new_token
+from ..core._store import Store
 from ..core._text import t
 from ..runtime._execution import ToolRunner, install_capture, remove_capture
 from ..runtime._loop import runtime
 from ..server._approval import MODES, ApprovalPolicy, check_timeout
 from ..server._audit import default_audit_path
-from ..server._guardrails import Guardrails
+from ..server._guardrails import Guardrails, server_store
 from ..server._protocol import ToolServer
 from ..server.http._gate import is_loopback
 from ..server.http._listener import bind_socket, run_http
@@ -59,6 +60,7 @@ def serve(
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
     idempotency_path: str | os.PathLike[str] | None = None,
+    store: Store | str | None = None,
     allow_remote: bool = False,
     catalogue: Catalogue | None = None,
     name: str | None = None,
@@ -112,7 +114,17 @@ def serve(
         Where to append one JSON line per call (default: ``audit.jsonl`` in the user cache folder,
         ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``False`` for none.
     idempotency_path:
-        The SQLite file that keeps results of ``@tool(idempotency_key=True)`` tools.
+        The SQLite file of the server's store (same as ``store="sqlite:///PATH"``); kept for
+        compatibility.
+    store:
+        Where the server keeps what outlives a call: results of ``@tool(idempotency_key=True)``
+        tools and large results kept behind a link, each scoped to this server and to the
+        identity that made it. A `Store` (``SQLiteStore``, ``MemoryStore``, your own; not closed
+        by ``srv.stop()``) or a URL: ``"sqlite:///state.sqlite3"`` (a file; ``sqlite:////abs/path``
+        for an absolute path), ``"sqlite://"`` (SQLite in memory), ``"memory://"``. Default: the
+        SQLite file ``idempotency.sqlite3`` in the user cache folder (``$MCP_NOTEBOOK_CACHE_DIR``
+        when set), which survives a kernel restart and is shared by every kernel of this user.
+        ``srv.store`` is the store in use (pass it to ``HandleStore(store=...)``).
     name:
         This server's name, which scopes the results it stores (idempotency keys) to this notebook:
         another notebook's tool of the same name never replays them. Default: the notebook's file
@@ -128,6 +140,8 @@ def serve(
             raise ValueError(t("approval.bad_mode", value=approval))
         approval_timeout = check_timeout(approval_timeout)
         server_name = check_server_name(name) if name is not None else default_server_name()
+        # A store setting that cannot work fails now, before the port is taken.
+        server_store(store, idempotency_path)
         if not is_loopback(host):
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
@@ -155,6 +169,7 @@ def serve(
             guards=Guardrails(
                 max_output_chars=max_output_chars,
                 idempotency_path=idempotency_path,
+                store=store,
                 server_name=server_name,
             ),
             identities=Identities(token, notebook_token=runtime.local_secret),

@@ -34,7 +34,7 @@ import anyio.abc
 import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
@@ -44,6 +44,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._version import __version__
+from ..client._sdk_compat import DeclaringClient
 from ._bridge_held import HeldCall
 
 logger = logging.getLogger(__name__)
@@ -74,27 +75,6 @@ def forwarding(ctx: ServerRequestContext[Any] | HeldCall) -> Iterator[None]:
 
 def is_modern(protocol_version: str | None) -> bool:
     return protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-@dataclass(kw_only=True)
-class DeclaringClient(Client):
-    """An SDK `Client` that declares the capabilities `declared`, exactly, instead of its own.
-
-    SDK compatibility (mcp 2.3): ``ClientSession._build_capabilities(version)`` makes the declaration of
-    ``initialize``, ``server/discover`` and each 2026-07-28 request from the callbacks alone: any
-    elicitation callback declares form and url mode, any roots callback ``listChanged``, and only
-    sampling's sub-capabilities have a parameter. So that one method is replaced on the session
-    ``Client._build_session`` makes. `None` keeps the SDK's declaration.
-    """
-
-    declared: types.ClientCapabilities | None = None
-
-    async def _build_session(self, exit_stack: contextlib.AsyncExitStack) -> ClientSession:
-        session = await super()._build_session(exit_stack)
-        declared = self.declared
-        if declared is not None:
-            session._build_capabilities = lambda version: declared  # type: ignore[method-assign]
-        return session
 
 
 def declared_questions(capabilities: types.ClientCapabilities | None) -> types.ClientCapabilities:

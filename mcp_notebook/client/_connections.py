@@ -128,11 +128,11 @@ def resolve_target(
     url: str | None, token: str | None, stdio: str | None, mode: str
 ) -> tuple[tuple[str, ...], Callable[[], Any], str]:
     # The SDK loads on the first call (`import mcp` takes over a second): not on `%load_ext`.
+    import httpx2
     import mcp_types
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import get_default_environment, stdio_client
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     asks: dict[str, Any] = {
@@ -170,7 +170,9 @@ def resolve_target(
         headers["Authorization"] = f"Bearer {token}"
 
     def open_http() -> Any:
-        http = create_mcp_http_client(headers=headers)
+        # The SDK's own timeouts (30 s; 300 s to read, a stream may stay quiet) with our headers, on a
+        # client of our own: the way the SDK documents to send headers (its HTTP client factory is private).
+        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
         return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode, **asks), http)
 
     # The token is part of the key: a connection of one identity never serves another's calls.

@@ -34,7 +34,7 @@ import inspect
 import math
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 from ._identity import identity_of
@@ -53,7 +53,7 @@ from ._questions import (
     state_of,
     this_rounds_answers,
 )
-from ._text import add_messages, t
+from ._text import t
 
 __all__ = ["Context"]
 
@@ -72,45 +72,6 @@ def next_progress(value: float, last: float | None) -> float:
 
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
-add_messages(
-    {
-        "context.on_loop": {
-            "en": "Context.{method}() blocks until the client answers, and this `async def` tool runs on the "
-            "server's event loop. Use `await ctx.a{method}(...)` instead.",
-            "ko": "Context.{method}()는 클라이언트가 답할 때까지 기다리는데, 이 `async def` 도구는 서버의 이벤트 "
-            "루프에서 실행됩니다. 대신 `await ctx.a{method}(...)`를 쓰세요.",
-        },
-        "context.in_cell": {
-            "en": "Context.{method}() cannot ask from here: this tool runs on the kernel's thread "
-            "(run_in='kernel') for a cell that is waiting for it, so no form could be shown until the "
-            "cell ends. Define the tool with run_in='thread' (the default) to ask from a notebook call, "
-            "or call it from an outside client.",
-            "ko": "Context.{method}()는 여기서 물을 수 없습니다. 이 도구는 자기를 기다리는 셀을 위해 커널의 "
-            "스레드(run_in='kernel')에서 실행 중이라, 셀이 끝나기 전에는 입력 폼을 보여 줄 수 없습니다. "
-            "노트북에서 부르며 묻게 하려면 도구를 run_in='thread'(기본값)로 정의하거나, 바깥 클라이언트에서 "
-            "부르세요.",
-        },
-        "context.missing_capability": {
-            "en": "This tool needs the client's {capability!r} capability (to send {method}), and the client "
-            "did not declare it. Use a client that supports {capability}, or call a tool that does not "
-            "need it.",
-            "ko": "이 도구는 클라이언트의 {capability!r} 기능이 필요하지만({method} 요청), 클라이언트가 이 기능을 "
-            "선언하지 않았습니다. {capability}을(를) 지원하는 클라이언트를 쓰거나, 이 기능이 필요 없는 도구를 "
-            "호출하세요.",
-        },
-        "context.bad_level": {
-            "en": "Unknown log level {level!r}: use one of {levels}.",
-            "ko": "알 수 없는 로그 수준 {level!r}: {levels} 중 하나를 쓰세요.",
-        },
-        "context.bad_request": {
-            "en": "Context.ask() takes {{key: request}} with requests made by Context.elicitation(), "
-            "Context.sampling() or Context.roots(); got {what!r} for key {key!r}.",
-            "ko": "Context.ask()에는 Context.elicitation(), Context.sampling(), Context.roots()로 만든 요청을 "
-            "{{키: 요청}} 형태로 넘기세요. 키 {key!r}에 {what!r}이(가) 왔습니다.",
-        },
-    }
-)
 
 
 class Context:
@@ -135,7 +96,7 @@ class Context:
         stateless: bool,
         answers: Mapping[str, Any] | None = None,
         responses: Mapping[str, Any] | None = None,
-        log_level: str | None = None,
+        log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
     ) -> None:
@@ -145,7 +106,9 @@ class Context:
         self._stateless = stateless
         self._answers: dict[str, Any] = dict(answers or {})  # earlier rounds, from the sealed state
         self._responses: dict[str, Any] = dict(responses or {})  # this round's inputResponses
-        self._log_level = log_level  # a handshake-era session's logging/setLevel
+        # The levels the client lets this call send (its session's logging/setLevel on 2025-11-25,
+        # the request's own opt-in on 2026-07-28): the server reads them from the request.
+        self._log_levels = frozenset(log_levels)
         self._last_progress = progress_after  # the server's keep-alives on this call's token, if any
         self._counts: dict[str, int] = {}
         self._loop = asyncio.get_running_loop()
@@ -161,7 +124,7 @@ class Context:
         cls,
         request: Any,
         *,
-        log_level: str | None = None,
+        log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
     ) -> Context:
@@ -182,7 +145,7 @@ class Context:
             stateless=stateless,
             answers=answers if isinstance(answers, dict) else None,
             responses=responses if isinstance(responses, dict) else None,
-            log_level=log_level,
+            log_levels=log_levels,
             in_waiting_cell=in_waiting_cell,
             progress_after=progress_after,
         )
@@ -240,12 +203,7 @@ class Context:
         )
 
     def _wants(self, level: str) -> bool:
-        if self._stateless:
-            from mcp.server.connection import allowed_log_levels
-
-            return level in allowed_log_levels(self.protocol_version, self._request.meta)
-        floor = self._log_level or LOG_LEVELS[0]
-        return LOG_LEVELS.index(level) >= LOG_LEVELS.index(floor)
+        return level in self._log_levels
 
     # -- questions ----------------------------------------------------------------------------
     @staticmethod
@@ -340,23 +298,12 @@ class Context:
         return found
 
     async def _push(self, request: Mapping[str, Any]) -> Any:
-        import mcp_types as types
-        from mcp.shared.message import ServerMessageMetadata
+        """Send one question to a 2025-11-25 client on the call's stream and return its answer.
 
-        method = request["method"]
-        shapes: dict[str, tuple[Any, Any]] = {
-            ELICIT: (types.ElicitRequest, types.ElicitResult),
-            SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
-            ROOTS: (types.ListRootsRequest, types.ListRootsResult),
-        }
-        request_type, result_type = shapes[method]
-        typed = request_type.model_validate({"method": method, "params": request.get("params")})
-        # related_request_id: on the call's own stream, where the client is listening right now.
-        result = await self._request.session.send_request(
-            typed, result_type, metadata=ServerMessageMetadata(related_request_id=self._request.request_id)
-        )
-        value = parse_answer(method, result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        return None if value is UNANSWERED else value
+        The server's subclass sends it (`mcp_notebook.server._contexts`): the core knows the shapes of
+        questions and answers, not the SDK's session.
+        """
+        raise NotImplementedError
 
     def _require(self, method: str) -> None:
         capability = CAPABILITY[method]

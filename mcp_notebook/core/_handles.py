@@ -6,6 +6,12 @@ Following the spec's security advice, a handle is an unpredictable random string
 client that minted it, and never proof of anything by itself: `HandleStore.resolve` checks the
 client and the kind every time. A bad handle becomes an error result (`HandleError`) that tells
 the model which tool makes a new one.
+
+What a handle points at lives in a `Store` (namespace `HANDLES`, scoped to the notebook and the
+client, with the handle's time to live): by default a `MemoryStore` of this process, which keeps
+values as they are (a list the tool appends to, a live browser); with a shared store (a
+`SQLiteStore` file, a server's ``srv.store``) handles minted by one process resolve in another,
+and values are JSON.
 """
 
 from __future__ import annotations
@@ -15,37 +21,15 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ._errors import ToolError
 from ._idempotency import human_duration
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "handle.unknown": {
-            "en": "{handle!r} is not a valid {kind} handle (it may have been closed). {next}",
-            "ko": "{handle!r}은(는) 유효한 {kind} 핸들이 아닙니다(이미 닫혔을 수 있습니다). {next}",
-        },
-        "handle.expired": {
-            "en": "The {kind} handle {handle!r} has expired (handles last {ttl}). {next}",
-            "ko": "{kind} 핸들 {handle!r}이(가) 만료되었습니다(핸들 유효 시간: {ttl}). {next}",
-        },
-        "handle.wrong_kind": {
-            "en": "{handle!r} is a {actual} handle, but a {kind} handle is needed here. {next}",
-            "ko": "{handle!r}은(는) {actual} 핸들인데 여기에는 {kind} 핸들이 필요합니다. {next}",
-        },
-        "handle.next_creator": {
-            "en": "Call {creator} to get a new {kind} handle, then retry with it.",
-            "ko": "{creator}을(를) 호출해 새 {kind} 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-        "handle.next_unknown": {
-            "en": "Create a new {kind} handle with the tool that makes them, then retry with it.",
-            "ko": "{kind} 핸들을 만드는 도구로 새 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-    }
-)
+from ._identity import default_server_name
+from ._store import HANDLES, KEY_MAX, Scope, Store
+from ._store_memory import MemoryStore
+from ._store_url import open_store
+from ._text import t
 
 _KIND_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 _ECHO_LIMIT = 80  # a handle echoed in an error: enough to recognise, not a dump of whatever was sent
@@ -53,15 +37,6 @@ _ECHO_LIMIT = 80  # a handle echoed in an error: enough to recognise, not a dump
 
 class HandleError(ToolError):
     """A call named a handle that is unknown, expired, of another kind or another client's."""
-
-
-@dataclass
-class _Slot:
-    client: str
-    kind: str
-    value: Any
-    expires: float
-    creator: str | None
 
 
 class HandleStore:
@@ -80,7 +55,18 @@ class HandleStore:
     max_size:
         How many handles the store holds at most.
     clock:
-        Seconds from a monotonic clock (injected in tests).
+        Seconds from a monotonic clock (injected in tests), for the store made here; a given
+        `store` has a clock of its own.
+    store:
+        Where handles and their values live: a `Store` or a store URL such as
+        ``"sqlite:///carts.sqlite3"``. Default: a `MemoryStore` of this HandleStore's own (values
+        stay Python objects, and live as long as the process). With a shared store, handles
+        minted by one process resolve in every process that opens it, and values must be JSON:
+        after changing one, store it again with `update`.
+    name:
+        Scopes the handles in a shared store, with the client: handles of another `name` are
+        unknown here. Default: the notebook's server name (the one `serve` uses), so two
+        notebooks sharing a store file never see each other's handles.
     """
 
     def __init__(
@@ -89,18 +75,22 @@ class HandleStore:
         *,
         creator: str | None = None,
         max_size: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
+        store: Store | str | None = None,
+        name: str | None = None,
     ) -> None:
         if ttl <= 0:
             raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
         if max_size < 1:
             raise ValueError(f"max_size must be >= 1, got {max_size!r}")
+        if store is not None and clock is not None:
+            raise ValueError(t("handle.clock_and_store"))
         self.ttl = ttl
         self.creator = creator
         self.max_size = max_size
-        self._clock = clock
-        self._slots: dict[str, _Slot] = {}  # insertion order = mint order, for eviction
-        self._creators: dict[str, str] = {}  # kind -> the tool that last minted one
+        self.name = name if name is not None else default_server_name()
+        self.store = open_store(store) if store is not None else MemoryStore(clock=clock or time.monotonic)
+        self._creators: dict[str, str] = {}  # kind -> the tool that last minted one (in this process)
         self._lock = threading.Lock()
 
     def mint(self, client: str, kind: str, value: Any, *, creator: str | None = None) -> str:
@@ -109,12 +99,13 @@ class HandleStore:
         Parameters
         ----------
         client:
-            The identity of the calling client; only it can resolve the handle.
+            The identity of the calling client (`current_client()`); only it can resolve the handle.
         kind:
             What the handle refers to (``"cart"``): 1-32 letters, digits or ``-``, starting with a
             letter. It prefixes the handle so models and people can tell handles apart.
         value:
-            The server-side state (any Python object; it never leaves the server).
+            The server-side state (it never leaves the server). Any Python object in the default
+            store; JSON in a shared one.
         creator:
             The tool that mints handles of this kind, named in error messages.
         """
@@ -122,15 +113,17 @@ class HandleStore:
             raise ValueError(
                 f"kind must be 1-32 letters, digits or '-', starting with a letter; got {kind!r}"
             )
+        if not _is_identity(client):
+            raise ValueError(t("handle.bad_client", got=repr(client)[:80]))
         handle = f"{kind}_{secrets.token_urlsafe(18)}"
         with self._lock:
-            now = self._clock()
-            if len(self._slots) >= self.max_size:
-                self._evict(now)
             maker = creator or self._creators.get(kind) or self.creator
             if creator:
                 self._creators[kind] = creator
-            self._slots[handle] = _Slot(client, kind, value, now + self.ttl, maker)
+        expires = self.store.now() + self.ttl
+        record = {"kind": kind, "value": value, "creator": maker, "expires": expires}
+        self.store.put(HANDLES, self._scope(client), handle, record, ttl=self._kept_for)
+        self.store.trim(HANDLES, self.name, self.max_size)
         return handle
 
     def resolve(self, handle: str, client: str, kind: str) -> Any:
@@ -139,51 +132,77 @@ class HandleStore:
         Another client's handle is reported exactly like an unknown one: the answer must not
         reveal that the handle exists.
         """
-        with self._lock:
-            slot = self._slots.get(handle) if isinstance(handle, str) else None
-            if slot is None or slot.client != client:
-                raise HandleError(t("handle.unknown", handle=_echo(handle), kind=kind, next=self._next(kind)))
-            if self._clock() >= slot.expires:
-                del self._slots[handle]
-                ttl = human_duration(self.ttl)
-                raise HandleError(
-                    t("handle.expired", handle=_echo(handle), kind=kind, ttl=ttl, next=self._next(kind))
-                )
-            if slot.kind != kind:
-                message = t(
-                    "handle.wrong_kind",
-                    handle=_echo(handle),
-                    actual=slot.kind,
-                    kind=kind,
-                    next=self._next(kind),
-                )
-                raise HandleError(message)
-            return slot.value
+        return self._record(handle, client, kind)["value"]
+
+    def update(self, handle: str, client: str, kind: str, value: Any) -> None:
+        """Store a new `value` behind `handle` (same checks and errors as `resolve`; same expiry).
+
+        Needed with a shared store, whose values are copies: a tool that changed what `resolve`
+        gave it stores it back (``items.append(x); carts.update(cart, current_client(), "cart",
+        items)``). Harmless with the default store, where the value is the object itself.
+        """
+        record = self._record(handle, client, kind)
+        left = record["expires"] - self.store.now()
+        updated = {**record, "value": value}
+        self.store.put(HANDLES, self._scope(client), handle, updated, ttl=left + self.ttl)
 
     def discard(self, handle: str, client: str) -> bool:
         """Forget `handle` (a tool that closes the cart, ends the transaction); False if it was not there."""
-        with self._lock:
-            slot = self._slots.get(handle)
-            if slot is None or slot.client != client:
-                return False
-            del self._slots[handle]
-            return True
+        if not _plausible(handle) or not _is_identity(client):
+            return False
+        return self.store.delete(HANDLES, self._scope(client), handle)
 
     def __len__(self) -> int:
+        return self.store.count(HANDLES, self.name)
+
+    @property
+    def _kept_for(self) -> float:
+        # An expired handle is remembered for one more `ttl`, so that it reads as expired (which
+        # tells the model more) rather than unknown; then the store lets it go.
+        return 2 * self.ttl
+
+    def _scope(self, client: str) -> Scope:
+        return Scope(self.name, client)
+
+    def _record(self, handle: str, client: str, kind: str) -> dict[str, Any]:
+        record = None
+        if _plausible(handle) and _is_identity(client):
+            record = self.store.get(HANDLES, self._scope(client), handle)
+        if not isinstance(record, dict):
+            raise HandleError(t("handle.unknown", handle=_echo(handle), kind=kind, next=self._next(kind)))
+        if self.store.now() >= record["expires"]:
+            self.store.delete(HANDLES, self._scope(client), handle)
+            ttl = human_duration(self.ttl)
+            known = record.get("creator") if record["kind"] == kind else None
+            raise HandleError(
+                t("handle.expired", handle=_echo(handle), kind=kind, ttl=ttl, next=self._next(kind, known))
+            )
+        if record["kind"] != kind:
+            message = t(
+                "handle.wrong_kind",
+                handle=_echo(handle),
+                actual=record["kind"],
+                kind=kind,
+                next=self._next(kind),
+            )
+            raise HandleError(message)
+        return record
+
+    def _next(self, kind: str, known: str | None = None) -> str:
+        """What to do next: call the tool that mints `kind` (`known`: the one that minted this handle)."""
         with self._lock:
-            return len(self._slots)
-
-    def _evict(self, now: float) -> None:
-        for handle in [h for h, slot in self._slots.items() if now >= slot.expires]:
-            del self._slots[handle]
-        while len(self._slots) >= self.max_size:
-            del self._slots[next(iter(self._slots))]
-
-    def _next(self, kind: str) -> str:
-        creator = self._creators.get(kind) or self.creator
+            creator = self._creators.get(kind) or known or self.creator
         if creator:
             return t("handle.next_creator", creator=creator, kind=kind)
         return t("handle.next_unknown", kind=kind)
+
+
+def _plausible(handle: object) -> bool:
+    return isinstance(handle, str) and 0 < len(handle) <= KEY_MAX
+
+
+def _is_identity(client: object) -> bool:
+    return isinstance(client, str) and bool(client)
 
 
 def _echo(handle: object) -> str:

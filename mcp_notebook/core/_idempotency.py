@@ -3,7 +3,8 @@
 A model retries when an answer is lost (a client timeout, a dropped connection), and a tool that
 creates an order would create two. Such a tool takes an ``idempotency_key``; `IdempotencyStore.run`
 stores the first result for a key in its `Scope` and returns it for every repeat within the
-retention. Results live in SQLite, so a kernel restart loses nothing.
+retention. Results live in a `Store` (namespace `IDEMPOTENCY`), by default the SQLite file in the
+user cache folder, so a kernel restart loses nothing.
 
 Rules, each one a choice:
 
@@ -18,13 +19,13 @@ Rules, each one a choice:
   redone (with a new key).
 - A repeat must send the same arguments (compared as a hash of their canonical JSON, without the
   key itself); different arguments raise `IdempotencyConflict`, an error result for the model.
-- Concurrent duplicates in this process run the function once; the others wait and share its
-  outcome, success or failure. Processes sharing one file are not coordinated beyond SQLite's
-  own locking.
+- Concurrent duplicates run the function once (`Store.run_once`): the others wait and get its
+  result. Duplicates in the same process share its outcome, success or failure; a duplicate in
+  another process sharing the store runs the function itself after a failure.
 - Failures are not stored: after an exception, or a result with ``isError: true``, a retry with the
   same key runs the function again (the operation did not happen, or the tool itself must make a
   partial one safe to redo).
-- Expired entries are deleted lazily, on the next `run`.
+- Expired entries are purged by the store.
 """
 
 from __future__ import annotations
@@ -32,112 +33,44 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ._errors import ToolError
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "idem.description": {
-            "en": (
-                "A unique id for this operation (16-64 characters), so that a retry never does it twice. "
-                "Make a new random key for each new operation; when you retry the same operation (for "
-                "example after a timeout), send the same key and the same arguments to get the first "
-                "result back. Keys are kept for {retention}."
-            ),
-            "ko": (
-                "이 작업의 고유 ID(16~64자)로, 재시도해도 작업이 두 번 실행되지 않게 합니다. 새 작업마다 새 "
-                "무작위 키를 만드세요. 같은 작업을 다시 시도할 때(예: 시간 초과 뒤)는 같은 키와 같은 인자를 "
-                "보내면 첫 결과를 그대로 돌려받습니다. 키는 {retention} 동안 보관됩니다."
-            ),
-        },
-        "idem.conflict": {
-            "en": (
-                "The idempotency_key {key!r} was already used for a call of {tool!r} with different "
-                "arguments (differing: {fields}). To retry that operation, send exactly its arguments "
-                "again; for a new operation, use a new idempotency_key."
-            ),
-            "ko": (
-                "idempotency_key {key!r}은(는) 이미 다른 인자로 {tool!r}을(를) 호출할 때 쓰였습니다(다른 인자: "
-                "{fields}). 그 작업을 다시 시도하려면 그때의 인자를 똑같이 보내고, 새 작업이면 새 "
-                "idempotency_key를 쓰세요."
-            ),
-        },
-        "idem.definition_changed": {
-            "en": (
-                "The idempotency_key {key!r} was already used for a call of {tool!r}, and that call did run, "
-                "but the tool has been redefined since (its parameters or result changed), so its stored "
-                "result is not replayed. Check whether the earlier operation took effect; to run it under "
-                "the new definition, call again with a new idempotency_key."
-            ),
-            "ko": (
-                "idempotency_key {key!r:은/는} 이미 {tool!r:을/를} 호출할 때 쓰였고 그 호출은 실행되었습니다. 그런데 그 "
-                "뒤로 도구가 다시 정의되어(매개변수나 결과가 바뀌어) 저장된 결과를 돌려주지 않습니다. 이전 작업이 "
-                "반영되었는지 먼저 확인하고, 새 정의로 실행하려면 새 idempotency_key로 다시 호출하세요."
-            ),
-        },
-        "idem.in_progress": {
-            "en": (
-                "An earlier call of {tool!r} with the same idempotency_key is still running. Retry with the "
-                "same key and arguments in a moment to get its result."
-            ),
-            "ko": (
-                "같은 idempotency_key로 한 {tool!r}의 이전 호출이 아직 실행 중입니다. 잠시 뒤 같은 키와 인자로 "
-                "다시 호출하면 그 결과를 받습니다."
-            ),
-        },
-        "idem.bad_key": {
-            "en": "idempotency_key must be a string of 16-64 characters, got {got}. Generate a random one.",
-            "ko": "idempotency_key는 16~64자 문자열이어야 하는데 {got}을(를) 받았습니다. 무작위 키를 만드세요.",
-        },
-        "duration.hours": {"en": "{n} hours", "ko": "{n}시간"},
-        "duration.hour": {"en": "1 hour", "ko": "1시간"},
-        "duration.minutes": {"en": "{n} minutes", "ko": "{n}분"},
-        "duration.seconds": {"en": "{n} seconds", "ko": "{n}초"},
-    }
+from ._store import (
+    DEFAULT_LEASE,
+    IDEMPOTENCY,
+    OtherDefinition,
+    OtherRequest,
+    Scope,
+    StillRunning,
+    Store,
+    default_path,
 )
+from ._store_sqlite import SQLiteStore
+from ._text import t
+
+__all__ = [
+    "DEFAULT_RETENTION",
+    "KEY_PARAMETER",
+    "IdempotencyConflict",
+    "IdempotencyStore",
+    "Scope",
+    "canonical_arguments",
+    "default_path",
+    "definition_fingerprint",
+    "human_duration",
+    "idempotency_key_schema",
+]
+
 
 KEY_PARAMETER = "idempotency_key"
 DEFAULT_RETENTION = 24 * 3600.0
-_SCHEMA_VERSION = 2  # 2: scoped by server name and tool definition; older files start empty
 
 
 class IdempotencyConflict(ToolError):
     """The same idempotency key came back with different arguments, or for a redefined tool."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where an idempotency key lives: whose key it is, for what. Part of every stored result's key.
-
-    Attributes
-    ----------
-    server:
-        The serving notebook's (or exported app's) name: ``srv.name``.
-    identity:
-        Who called, as its credential proves it (`mcp_notebook.current_client`).
-    tool:
-        The tool's name.
-    definition:
-        A fingerprint of the tool's definition (`definition_fingerprint`); not part of the lookup:
-        a key found under another definition is a conflict, never a replay nor a second run.
-    """
-
-    server: str
-    identity: str
-    tool: str
-    definition: str = ""
-
-    @property
-    def slot(self) -> tuple[str, str, str]:
-        return (self.server, self.identity, self.tool)
 
 
 # Keywords that only describe a schema: rewording a docstring (or switching the message language)
@@ -187,50 +120,32 @@ def idempotency_key_schema(retention: float = DEFAULT_RETENTION) -> dict[str, An
     }
 
 
-def default_path() -> Path:
-    """``$MCP_NOTEBOOK_CACHE_DIR`` or ``$XDG_CACHE_HOME/mcp-notebook`` (``~/.cache``), then ``idempotency.sqlite3``."""
-    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR")
-    if not folder:
-        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = os.path.join(cache, "mcp-notebook")
-    return Path(folder) / "idempotency.sqlite3"
-
-
 def canonical_arguments(arguments: Mapping[str, Any]) -> str:
     """The arguments as canonical JSON (sorted keys, no spaces), without the idempotency key."""
     plain = {k: v for k, v in arguments.items() if k != KEY_PARAMETER}
     return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-@dataclass
-class _Flight:
-    """A first call still running; duplicates wait on `done` and share its outcome."""
-
-    args_hash: str
-    args_json: str
-    definition: str
-    done: threading.Event = field(default_factory=threading.Event)
-    result: Any = None
-    error: BaseException | None = None
-
-
 class IdempotencyStore:
-    """Durable first results of idempotent tool calls, in one SQLite file.
+    """First results of idempotent tool calls, kept in a `Store`.
 
-    Thread-safe; usable as a context manager. See the module docstring for the rules.
+    Thread-safe; usable as a context manager (which closes a store it opened itself). See the
+    module docstring for the rules.
 
     Parameters
     ----------
     path:
-        The SQLite file (default: `default_path()`), or ``":memory:"``. Created readable by its
-        owner only: results can hold private data.
+        The SQLite file to open (default: `default_path()`), or ``":memory:"``; ignored with `store`.
+        Created readable by its owner only: results can hold private data.
     retention:
         Seconds a key and its result are kept (default 24 hours).
     clock:
-        Wall-clock seconds (``time.time``); wall time, because entries outlive the process.
+        Wall-clock seconds (``time.time``) of the SQLite store opened here; a given `store` has its own.
     wait_timeout:
         Seconds a duplicate waits for the first call to finish before it gets an error asking
         the model to retry; ``None`` waits as long as it takes.
+    store:
+        The `Store` to keep results in (the server's), instead of opening `path`. Not closed here.
     """
 
     def __init__(
@@ -240,36 +155,25 @@ class IdempotencyStore:
         retention: float = DEFAULT_RETENTION,
         clock: Callable[[], float] = time.time,
         wait_timeout: float | None = None,
+        store: Store | None = None,
     ) -> None:
         if retention <= 0:
             raise ValueError(f"retention must be > 0 seconds, got {retention!r}")
-        self.path = str(path) if path is not None else str(default_path())
         self.retention = retention
         self.wait_timeout = wait_timeout
-        self._clock = clock
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        # One connection shared under a lock: simpler than one per thread, and calls are short.
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._lock = threading.Lock()
-        self._flights: dict[tuple[str, str, str, str], _Flight] = {}
-        with self._lock:
-            (version,) = self._db.execute("PRAGMA user_version").fetchone()
-            if version < _SCHEMA_VERSION:
-                # Results stored before keys were scoped by notebook and definition cannot be told
-                # apart by notebook: replaying one could hand over another notebook's result.
-                self._db.execute("DROP TABLE IF EXISTS results")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS results (server TEXT NOT NULL, client TEXT NOT NULL, "
-                "tool TEXT NOT NULL, key TEXT NOT NULL, definition TEXT NOT NULL, args_hash TEXT NOT NULL, "
-                "args_json TEXT NOT NULL, result_json TEXT NOT NULL, created REAL NOT NULL, "
-                "PRIMARY KEY (server, client, tool, key))"
-            )
-            self._db.execute("CREATE INDEX IF NOT EXISTS results_created ON results (created)")
-            self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        self._owns_store = store is None
+        self.store = store if store is not None else SQLiteStore(path, clock=clock)
+        self.path = getattr(self.store, "path", None)
 
-    def run(self, scope: Scope, key: str, arguments: Mapping[str, Any], fn: Callable[[], Any]) -> Any:
+    def run(
+        self,
+        scope: Scope,
+        key: str,
+        arguments: Mapping[str, Any],
+        fn: Callable[[], Any],
+        *,
+        lease: float = DEFAULT_LEASE,
+    ) -> Any:
         """The stored result of `key` in `scope`, or `fn()`'s result, stored for the repeats.
 
         Parameters
@@ -284,6 +188,8 @@ class IdempotencyStore:
             Does the work; returns a JSON-serializable value (usually a ``CallToolResult``-shaped
             dict). Repeats get the value back as stored JSON, so the first caller receives the same
             round-tripped value. A dict with ``"isError": true`` is returned but not stored.
+        lease:
+            Seconds the call may run before its claim on the key counts as abandoned.
 
         Raises
         ------
@@ -294,88 +200,48 @@ class IdempotencyStore:
         """
         if not isinstance(key, str) or not 16 <= len(key) <= 64:
             raise ToolError(t("idem.bad_key", got=repr(key)[:80]))
-        args_json = canonical_arguments(arguments)
-        args_hash = hashlib.sha256(args_json.encode("utf-8")).hexdigest()
-        tool, definition = scope.tool, scope.definition
-        slot = (*scope.slot, key)
-        with self._lock:
-            now = self._clock()
-            self._db.execute("DELETE FROM results WHERE created <= ?", (now - self.retention,))
-            row = self._db.execute(
-                "SELECT definition, args_hash, args_json, result_json FROM results "
-                "WHERE server=? AND client=? AND tool=? AND key=?",
-                slot,
-            ).fetchone()
-            if row is not None:
-                _check_definition(row[0], definition, tool, key)
-                self._check(row[1], row[2], args_hash, args_json, tool, key)
-                return json.loads(row[3])
-            flight = self._flights.get(slot)
-            if flight is None:
-                flight = self._flights[slot] = _Flight(args_hash, args_json, definition)
-                owner = True
-            else:
-                _check_definition(flight.definition, definition, tool, key)
-                self._check(flight.args_hash, flight.args_json, args_hash, args_json, tool, key)
-                owner = False
-        if not owner:
-            if not flight.done.wait(self.wait_timeout):
-                raise ToolError(t("idem.in_progress", tool=tool))
-            if flight.error is not None:
-                raise flight.error
-            return flight.result
+        request = json.loads(canonical_arguments(arguments))
+
+        def produce() -> Any:
+            # The first caller gets what the repeats will get: the result as stored JSON.
+            return json.loads(json.dumps(fn(), ensure_ascii=False, allow_nan=False))
+
         try:
-            result_json = json.dumps(fn(), ensure_ascii=False, allow_nan=False)
-            result = json.loads(result_json)
-            if not _is_error_result(result):
-                with self._lock:
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (*slot, definition, args_hash, args_json, result_json, self._clock()),
-                    )
-        except BaseException as exc:
-            flight.error = exc
-            raise
-        else:
-            flight.result = result
-            return result
-        finally:
-            with self._lock:
-                self._flights.pop(slot, None)
-            flight.done.set()
+            return self.store.run_once(
+                IDEMPOTENCY,
+                scope,
+                key,
+                request,
+                produce,
+                ttl=self.retention,
+                lease=lease,
+                wait_timeout=self.wait_timeout,
+                keep=lambda result: not _is_error_result(result),
+            )
+        except OtherDefinition:
+            raise IdempotencyConflict(t("idem.definition_changed", key=key, tool=scope.tool)) from None
+        except OtherRequest as conflict:
+            old = conflict.stored if isinstance(conflict.stored, dict) else {}
+            fields = sorted(k for k in old.keys() | request.keys() if old.get(k, ...) != request.get(k, ...))
+            message = t("idem.conflict", key=key, tool=scope.tool, fields=", ".join(fields))
+            raise IdempotencyConflict(message) from None
+        except StillRunning:
+            raise ToolError(t("idem.in_progress", tool=scope.tool)) from None
 
     def __len__(self) -> int:
         """How many unexpired keys are stored."""
-        with self._lock:
-            cutoff = self._clock() - self.retention
-            (count,) = self._db.execute(
-                "SELECT COUNT(*) FROM results WHERE created > ?", (cutoff,)
-            ).fetchone()
-        return int(count)
+        return self.store.count(IDEMPOTENCY)
 
     def close(self) -> None:
-        """Close the database; safe to call twice."""
-        with self._lock:
-            self._db.close()
+        """Close the store if it was opened here; safe to call twice."""
+        if self._owns_store:
+            self.store.close()
 
     def __enter__(self) -> IdempotencyStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @staticmethod
-    def _check(old_hash: str, old_json: str, new_hash: str, new_json: str, tool: str, key: str) -> None:
-        if old_hash == new_hash:
-            return
-        old, new = json.loads(old_json), json.loads(new_json)
-        fields = sorted(k for k in old.keys() | new.keys() if old.get(k, ...) != new.get(k, ...))
-        raise IdempotencyConflict(t("idem.conflict", key=key, tool=tool, fields=", ".join(fields)))
-
-
-def _check_definition(stored: str, current: str, tool: str, key: str) -> None:
-    if stored != current:
-        raise IdempotencyConflict(t("idem.definition_changed", key=key, tool=tool))
 
 
 def _is_error_result(result: Any) -> bool:

@@ -32,8 +32,9 @@ from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answe
 from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
 from ..core._text import t
-from ..runtime._execution import KernelBusy, ToolRunner, cell_is_waiting
+from ..runtime._execution import KernelBusy, ToolRunner
 from ._approval import ApprovalPolicy
+from ._contexts import context_for
 from ._guardrails import Guardrails
 from ._pipeline import SEALED, CallPipeline, CallRecord
 from ._session_state import Sessions, session_id_of
@@ -266,12 +267,8 @@ class ToolCalls:
         context = None
         if entry.context:
             state = self.sessions.get(session_id_of(ctx))
-            context = Context.of_request(
-                ctx,
-                log_level=state.log_level if state is not None else None,
-                in_waiting_cell=cell_is_waiting,
-                progress_after=waited,
-            )
+            level = state.log_level if state is not None else None
+            context = context_for(ctx, session_level=level, progress_after=waited)
         try:
             result = await self.guards.run(
                 entry, arguments, lambda: self._execute(entry, arguments, record, identity, context)

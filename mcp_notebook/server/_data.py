@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 import typing
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -23,13 +21,15 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core._catalogue import Catalogue
-from ..core._context import Context
 from ..core._identity import identity_of
 from ..core._prompts import literal_choices, render
 from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ..core._resources import ResourceEntry, TemplateEntry, contents
-from ..core._text import add_messages, t
-from ..runtime._execution import ToolRunner, cell_is_waiting
+from ..core._store import KEPT_RESULTS, KEY_MAX, Scope, Store
+from ..core._store_memory import MemoryStore
+from ..core._text import t
+from ..runtime._execution import ToolRunner
+from ._contexts import context_for
 from ._paging import page
 from ._session_state import Sessions, session_id_of
 
@@ -38,60 +38,64 @@ RESOURCE_NOT_FOUND_HANDSHAKE = -32002
 KEPT_SCHEME = "mcp-notebook://results/"
 MAX_COMPLETIONS = 100
 
-add_messages(
-    {
-        "resource.read_failed": {
-            "en": "Reading {uri!r} failed: {error}",
-            "ko": "{uri!r}을(를) 읽지 못했습니다: {error}",
-        },
-        "result.kept": {
-            "en": (
-                "The result of {tool!r} is large ({size} characters), so it is kept as a resource: read {uri} "
-                "with resources/read for all of it. It starts with:\n{preview}"
-            ),
-            "ko": (
-                "{tool!r}의 결과가 커서({size}자) 리소스로 보관했습니다. 전체는 resources/read로 {uri}을(를) "
-                "읽으세요. 앞부분:\n{preview}"
-            ),
-        },
-    }
-)
-
 
 class KeptResults:
-    """Large tool results, kept as resources for a while (bounded in count and age).
+    """Large tool results, kept as resources for a while (bounded in count and age), in a `Store`.
 
     Each is readable only by the identity whose call produced it: its link holds an unguessable id,
-    and a read by anyone else is answered exactly as a read of a link that never existed.
+    it is stored under that identity's scope (namespace `KEPT_RESULTS`), and a read by anyone else
+    is answered exactly as a read of a link that never existed. In the server's store (a shared
+    SQLite file by default), a link still reads after a kernel restart and from another process
+    serving the same notebook, until it ages out.
+
+    Parameters
+    ----------
+    store:
+        The store, or a function that opens it on first use (the server's `Guardrails.store`).
+        Default: a `MemoryStore` of its own.
+    server:
+        The server's name, which scopes what is kept (another notebook's links read as unknown).
+    max_items:
+        How many results this server keeps at most (the oldest go first).
+    max_age:
+        Seconds a result is kept.
     """
 
     def __init__(
-        self, max_items: int = 64, max_age: float = 3600.0, clock: Callable[[], float] = time.monotonic
-    ):
+        self,
+        store: Store | Callable[[], Store] | None = None,
+        *,
+        server: str = "mcp-notebook",
+        max_items: int = 64,
+        max_age: float = 3600.0,
+    ) -> None:
+        if store is None:
+            store = MemoryStore()
+        self._store = store if not isinstance(store, Store) else (lambda: store)
+        self.server = server
         self.max_items = max_items
         self.max_age = max_age
-        self._clock = clock
-        self._items: OrderedDict[str, tuple[float, str, list[dict[str, Any]]]] = OrderedDict()
 
     def keep(self, tool: str, items: list[dict[str, Any]], owner: str) -> str:
         """Keep `items` for `owner` (an identity); the URI to read them with."""
-        self._expire()
         uri = f"{KEPT_SCHEME}{tool}/{secrets.token_urlsafe(18)}"
-        self._items[uri] = (self._clock(), owner, [{**item, "uri": uri} for item in items])
-        while len(self._items) > self.max_items:
-            self._items.popitem(last=False)
+        store = self._store()
+        store.put(
+            KEPT_RESULTS,
+            Scope(self.server, owner),
+            uri,
+            [{**item, "uri": uri} for item in items],
+            ttl=self.max_age,
+        )
+        store.trim(KEPT_RESULTS, self.server, self.max_items)
         return uri
 
     def get(self, uri: str, reader: str) -> list[dict[str, Any]] | None:
         """What was kept at `uri`, if `reader` (an identity) is the one it was kept for."""
-        self._expire()
-        kept = self._items.get(uri)
-        return kept[2] if kept is not None and kept[1] == reader else None
-
-    def _expire(self) -> None:
-        cutoff = self._clock() - self.max_age
-        while self._items and next(iter(self._items.values()))[0] < cutoff:
-            self._items.popitem(last=False)
+        if not 0 < len(uri) <= KEY_MAX or not reader:
+            return None  # no such link could have been made
+        kept = self._store().get(KEPT_RESULTS, Scope(self.server, reader), uri)
+        return kept if isinstance(kept, list) else None
 
 
 class DataHandlers:
@@ -104,13 +108,14 @@ class DataHandlers:
         bus: SubscriptionBus,
         page_size: int,
         rounds: RoundLedger | None = None,
+        kept: KeptResults | None = None,
         sessions: Sessions | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.runner = runner
         self.bus = bus
         self.page_size = page_size
-        self.kept = KeptResults()
+        self.kept = kept if kept is not None else KeptResults()
         self.rounds = rounds if rounds is not None else RoundLedger()
         # Handshake-era subscriptions are kept with the rest of each session's state.
         self.sessions = sessions if sessions is not None else Sessions()
@@ -209,7 +214,7 @@ class DataHandlers:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         context = None
         if entry.context:
-            context = kwargs[entry.context] = Context.of_request(ctx, in_waiting_cell=cell_is_waiting)
+            context = kwargs[entry.context] = context_for(ctx)
         try:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)

@@ -24,39 +24,13 @@ from ..core._arguments import argument_problems, compile_validator
 from ..core._guards import RateLimited, TokenBucket, sanitize_result
 from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ..core._results import error_result
-from ..core._text import add_messages, t
+from ..core._store import DEFAULT_LEASE, Store
+from ..core._store_sqlite import SQLiteStore
+from ..core._store_url import store_opener
+from ..core._text import t
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "guard.unclean_output": {
-            "en": (
-                "The tool's structured result held control characters (terminal escapes, bidi overrides or "
-                "invisible tag characters), which are removed before anything is sent; without them it no "
-                "longer matches the tool's output schema: {problems}. The tool must return plain text in "
-                "its structured result: tell the person who wrote it."
-            ),
-            "ko": (
-                "도구의 구조화된 결과에 제어 문자(터미널 이스케이프, 양방향 재정렬 문자, 보이지 않는 태그 문자)가 "
-                "들어 있었습니다. 이런 문자는 보내기 전에 지우는데, 지우고 나니 출력 스키마에 맞지 않습니다: "
-                "{problems}. 도구가 구조화된 결과에 평범한 텍스트만 돌려주어야 합니다. 도구를 만든 사람에게 "
-                "알리세요."
-            ),
-        },
-        "audit.write_failed": {
-            "en": (
-                "The audit log {path} could not be written ({error}): tool calls are not on record there "
-                "until it can be written again. Free disk space or fix the file's permissions; the calls "
-                "themselves still run."
-            ),
-            "ko": (
-                "감사 로그 {path}에 쓰지 못했습니다({error}). 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다. "
-                "디스크 공간을 비우거나 파일 권한을 고치세요. 호출 자체는 그대로 실행됩니다."
-            ),
-        },
-    }
-)
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 
@@ -77,6 +51,20 @@ def current_client() -> str:
     return _client.get()
 
 
+def server_store(
+    store: Store | str | None, idempotency_path: str | os.PathLike[str] | None
+) -> Callable[[], Store]:
+    """What opens the server's store, from `serve`'s ``store=`` and ``idempotency_path=``; nothing opens yet.
+
+    Raises ValueError for settings that cannot work (both given, a malformed URL), saying what to write.
+    """
+    if store is not None and idempotency_path is not None:
+        raise ValueError(t("guard.store_and_path"))
+    if store is not None:
+        return store_opener(store)
+    return lambda: SQLiteStore(idempotency_path)
+
+
 class Guardrails:
     """Rate limits, timeouts, idempotency and sanitizing for one server.
 
@@ -86,6 +74,13 @@ class Guardrails:
 
     Parameters
     ----------
+    idempotency_path:
+        The SQLite file of the server's store, instead of the default one (as ``store="sqlite:///PATH"``).
+    store:
+        The server's `Store` (what outlives a call: idempotent results, kept large results), or a
+        store URL (``"sqlite:///state.sqlite3"``, ``"memory://"``). Default: the SQLite file in
+        the user cache folder. Opened on first use; a store opened here is closed by `close`, one
+        given as an instance is its owner's to close.
     server_name:
         This notebook's server name (`ServerHandle.name`): stored results of another notebook
         that defines a tool of the same name are never replayed here.
@@ -96,12 +91,15 @@ class Guardrails:
         *,
         max_output_chars: int = 1_000_000,
         idempotency_path: str | os.PathLike[str] | None = None,
+        store: Store | str | None = None,
         server_name: str = "mcp-notebook",
     ) -> None:
+        self._open_store = server_store(store, idempotency_path)  # a bad setting fails here, not later
+        self._owns_store = not isinstance(store, Store)
         self.max_output_chars = max_output_chars
         self.server_name = server_name
-        self._idempotency_path = idempotency_path
-        self._store: IdempotencyStore | None = None
+        self._store: Store | None = None
+        self._idempotency: IdempotencyStore | None = None
         self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
         self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
@@ -146,14 +144,18 @@ class Guardrails:
 
         if not entry.idempotency_key:
             return await timed()
-        store = self.store()
         key = str(arguments.get(KEY_PARAMETER, ""))  # validated by the input schema already
         scope = Scope(self.server_name, current_client(), entry.name, self.definition(entry))
+        # The run's claim on the key lasts as long as the run may: its timeout bounds it (plus a
+        # margin for the answer to be stored); without one, the store's default lease.
+        lease = entry.timeout + 60.0 if entry.timeout is not None else DEFAULT_LEASE
 
         def replay_or_run() -> dict[str, Any]:
-            # The store blocks duplicates until the first finishes, so it runs on a worker thread and
-            # hands the real work back to the server loop.
-            result: dict[str, Any] = store.run(scope, key, arguments, lambda: anyio.from_thread.run(timed))
+            # The store blocks duplicates until the first finishes (and opens a file on first use),
+            # so it runs on a worker thread and hands the real work back to the server loop.
+            result: dict[str, Any] = self.idempotency().run(
+                scope, key, arguments, lambda: anyio.from_thread.run(timed), lease=lease
+            )
             return result
 
         return await anyio.to_thread.run_sync(replay_or_run)
@@ -168,11 +170,20 @@ class Guardrails:
                 )
             return found
 
-    def store(self) -> IdempotencyStore:
+    def store(self) -> Store:
+        """The server's `Store`, opened on first use (a server that keeps nothing opens no file)."""
         with self._lock:
             if self._store is None:
-                self._store = IdempotencyStore(self._idempotency_path)
+                self._store = self._open_store()
             return self._store
+
+    def idempotency(self) -> IdempotencyStore:
+        """Idempotent results, in the server's store."""
+        store = self.store()
+        with self._lock:
+            if self._idempotency is None:
+                self._idempotency = IdempotencyStore(store=store)
+            return self._idempotency
 
     def finish(
         self, result: dict[str, Any], output_schema: Mapping[str, Any] | None = None
@@ -193,5 +204,5 @@ class Guardrails:
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
     def close(self) -> None:
-        if self._store is not None:
+        if self._store is not None and self._owns_store:
             self._store.close()

@@ -46,10 +46,11 @@ from ._activity import DEFAULT_MAX_BYTES, ActivityLog
 from ._approval import ApprovalPolicy
 from ._audit import AuditTrail
 from ._calls import ToolCalls
-from ._data import DataHandlers
+from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
 from ._pipeline import CallPipeline
+from ._sdk_compat import default_discover
 from ._session_state import Sessions, session_id_of
 from .http._gate import SUPPORTED_VERSIONS
 
@@ -125,7 +126,9 @@ class ToolServer:
         security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
         self.boundary = RequestStateBoundary(security, default_audience=name)
         self.rounds = RoundLedger(ttl=security.ttl)
-        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, self.sessions)
+        # Large results are kept in the server's store, scoped to this server (and the caller).
+        kept = KeptResults(self.guards.store, server=self.guards.server_name)
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept, self.sessions)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
             "tools/list",
@@ -246,7 +249,7 @@ class ToolServer:
         return {}
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        result = await self.sdk._handle_discover(ctx, params)
+        result = await default_discover(self.sdk, ctx, params)
         return result.model_copy(update={"supported_versions": list(SUPPORTED_VERSIONS)})
 
     # -- change notifications -----------------------------------------------------------------

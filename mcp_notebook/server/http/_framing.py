@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 
+from .._sdk_compat import adopt_transport
 from ._sessions import LimitedSessionManager
 
 # The Gate's choice for the request being served: one JSON body (True) or the SDK's stream handling.
@@ -51,11 +52,11 @@ class SessionManager(LimitedSessionManager):
     def json_response(self, value: bool) -> None:
         pass  # chosen per request (see json_reply)
 
-    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
-        transport = super()._admit_session(requestor)
+    def admit(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+        transport = super().admit(requestor)
         if transport is not None:
             # The SDK builds the transport itself; the subclass only adds the per-request choice.
-            transport.__class__ = _ReplyChoosingTransport
+            transport = adopt_transport(transport, _ReplyChoosingTransport)
         return transport
 
 

@@ -33,12 +33,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identities, Identity
-from ...core._text import add_messages, t
+from ...core._text import t
+from .._sdk_compat import adopt_session_manager
 from .._session_state import Sessions
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
@@ -55,62 +58,6 @@ SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024  # the SDK's own default
-
-add_messages(
-    {
-        "http.not_json": {
-            "en": (
-                "This MCP endpoint reads JSON-RPC messages as JSON, but the request says Content-Type {got}. "
-                "Send the header 'Content-Type: application/json' with a JSON body."
-            ),
-            "ko": (
-                "이 MCP 엔드포인트는 JSON-RPC 메시지를 JSON으로 읽는데, 요청의 Content-Type이 {got}입니다. "
-                "JSON 본문과 함께 'Content-Type: application/json' 헤더를 보내세요."
-            ),
-        },
-        "http.too_large": {
-            "en": (
-                "The request body is larger than this server accepts ({limit} bytes = {mib}). Send less: "
-                "pass large data as a file path or a resource rather than inline. To raise the limit, set "
-                "the environment variable {variable} (e.g. {variable}={example}) before starting the server."
-            ),
-            "ko": (
-                "요청 본문이 이 서버가 받는 크기({limit}바이트 = {mib})보다 큽니다. 더 적게 보내세요: 큰 데이터는 "
-                "인자에 직접 넣지 말고 파일 경로나 리소스로 넘기세요. 한도를 올리려면 서버를 시작하기 전에 환경 변수 "
-                "{variable}을(를) 설정하세요(예: {variable}={example})."
-            ),
-        },
-        "http.bad_host": {
-            "en": (
-                "This MCP server answers only requests addressed to this machine by a loopback name "
-                "({allowed}) with a port, but the request's Host header is {host}. Connect to "
-                "http://127.0.0.1:<port>/mcp (srv.url). A web page whose own name was pointed at this machine "
-                "(DNS rebinding) is refused here."
-            ),
-            "ko": (
-                "이 MCP 서버는 이 컴퓨터를 루프백 이름({allowed})과 포트로 부른 요청에만 답합니다. 그런데 요청의 "
-                "Host 헤더 값은 {host}입니다. http://127.0.0.1:<포트>/mcp (srv.url)로 연결하세요. 자기 도메인 이름을 "
-                "이 컴퓨터로 돌린 웹 페이지(DNS 리바인딩)는 여기서 거절됩니다."
-            ),
-        },
-        "http.bad_origin": {
-            "en": (
-                "Requests from web pages are accepted only from pages on this machine (http or https, "
-                "host {allowed}, any port), but the request's Origin header is {origin}. A page on another "
-                "site must not drive the notebook's kernel. MCP clients that are not browsers send no Origin."
-            ),
-            "ko": (
-                "웹 페이지가 보낸 요청은 이 컴퓨터의 페이지(http 또는 https, 호스트 {allowed}, 포트는 무엇이든)에서 온 "
-                "것만 받습니다. 그런데 요청의 Origin 헤더 값은 {origin}입니다. 다른 사이트의 페이지가 노트북 커널을 "
-                "움직여서는 안 됩니다. 브라우저가 아닌 MCP 클라이언트는 Origin을 보내지 않습니다."
-            ),
-        },
-        "http.bad_max_request_bytes": {
-            "en": "{variable} must be a whole number of bytes greater than 0 (e.g. {example}), got {value!r}.",
-            "ko": "{variable}은(는) 0보다 큰 바이트 수(정수)여야 합니다(예: {example}). 받은 값: {value!r}.",
-        },
-    }
-)
 
 
 def max_request_bytes() -> int:
@@ -177,6 +124,17 @@ class Gate:
         self._answers_at_once = answers_at_once
         self._hung_up = hung_up
         self.addresses = addresses if addresses is not None else AddressCheck()
+        self._users: dict[str, AuthenticatedUser] = {}  # identity name -> the SDK's user, made once
+
+    def _user(self, identity: Identity) -> AuthenticatedUser:
+        """The SDK's authenticated user for `identity`: the SDK binds a handshake-era session to the
+        user that opened it and answers any other with 404. Made once per identity (one dict lookup)."""
+        user = self._users.get(identity.name)
+        if user is None:
+            # The token field is a label, not the secret: nothing the SDK logs or compares holds a token.
+            token = AccessToken(token=f"mcp-notebook:{identity.name}", client_id=identity.name, scopes=[])
+            user = self._users[identity.name] = AuthenticatedUser(token)
+        return user
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -207,7 +165,9 @@ class Gate:
             if state is None:
                 state = scope["state"] = {}
             state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
-            scope["user"] = identity.user  # the SDK's: a session belongs to the identity that opened it
+            scope["user"] = self._user(
+                identity
+            )  # the SDK's: a session belongs to the identity that opened it
         if identity is None:
             payload = {
                 "jsonrpc": "2.0",
@@ -519,8 +479,9 @@ def build_app(
     # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
     # per credential and the word of a session's end (_sessions) and, with `answers_at_once`, the
     # per-request reply choice (_framing).
-    manager = sdk_server.session_manager
-    manager.__class__ = SessionManager if answers_at_once is not None else LimitedSessionManager
+    manager = adopt_session_manager(
+        sdk_server, SessionManager if answers_at_once is not None else LimitedSessionManager
+    )
     sessions = sessions if sessions is not None else Sessions()
     manager.limit(max_sessions, session_idle_timeout, sessions)
     return Gate(

@@ -21,32 +21,15 @@ import logging
 from typing import Any
 
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identity
-from ...core._text import add_messages, t
+from ...core._text import t
+from .._sdk_compat import HookedSessionManager, requests_in_flight
 from .._session_state import Sessions
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "sessions.full": {
-            "en": (
-                "This credential already has {count} sessions open, the most one credential may hold, and "
-                "every one of them is busy (a request or a GET stream in flight). End one you no longer "
-                "need (HTTP DELETE with its Mcp-Session-Id header) or wait for one to finish; idle sessions "
-                "are closed to make room, and after {minutes:g} minutes on their own."
-            ),
-            "ko": (
-                "이 인증 정보로 이미 세션 {count}개가 열려 있어 더 열 수 없고, 모두 요청이나 GET 스트림을 처리하는 "
-                "중입니다. 필요 없는 세션을 끝내거나(그 Mcp-Session-Id 헤더로 HTTP DELETE) 하나가 끝나기를 "
-                "기다리세요. 쉬고 있는 세션은 자리를 내주려고 닫히고, {minutes:g}분이 지나면 저절로도 닫힙니다."
-            ),
-        },
-    }
-)
 
 DEFAULT_IDLE_TIMEOUT = 600.0
 DEFAULT_PER_IDENTITY = 32
@@ -61,10 +44,11 @@ def identity_of(scope: Scope) -> str:
     return identity.name if isinstance(identity, Identity) else ""
 
 
-class LimitedSessionManager(StreamableHTTPSessionManager):
+class LimitedSessionManager(HookedSessionManager):
     """The SDK's session manager, with a per-identity cap that makes room by closing idle sessions.
 
-    The SDK builds its manager itself; `limit` turns that instance into this class and sets its limits.
+    The SDK builds its manager itself; it is made one of these (`adopt_session_manager`), then `limit`
+    sets its limits.
     """
 
     per_identity = DEFAULT_PER_IDENTITY
@@ -79,12 +63,12 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
 
     def open_sessions(self) -> int:
         """How many handshake-era sessions are open now (all identities)."""
-        return len(self._server_instances)
+        return self.session_count()
 
-    async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def serve_stateful(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
         if MCP_SESSION_ID_HEADER.lower().encode() in headers:
-            await super()._handle_stateful_request(scope, receive, send)
+            await super().serve_stateful(scope, receive, send)
             return
         identity = identity_of(scope)
         if self._full_and_busy(identity):
@@ -92,11 +76,11 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
             return
         token = _opening_for.set(identity)
         try:
-            await super()._handle_stateful_request(scope, receive, send)
+            await super().serve_stateful(scope, receive, send)
         finally:
             _opening_for.reset(token)
 
-    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+    def admit(self, requestor: Any) -> StreamableHTTPServerTransport | None:
         # Under the SDK's session-creation lock: count, make room, admit, in one step.
         identity = _opening_for.get("")
         mine = self._sessions_of(identity)
@@ -106,35 +90,31 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
                 return None  # all busy: the SDK's 503 (only a request racing another one gets here)
             self._close(idle)
             mine.remove(idle)
-        transport = super()._admit_session(requestor)
+        transport = super().admit(requestor)
         if transport is not None and transport.mcp_session_id is not None:
             self.sessions.opened(transport.mcp_session_id, identity)
         return transport
 
-    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+    async def discard(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         self.sessions.ended(session_id)
-        await super()._discard_session(session_id, transport)
+        await super().discard(session_id, transport)
 
     def _sessions_of(self, identity: str) -> list[str]:
-        return [session for session in self.sessions.of(identity) if session in self._server_instances]
+        return [session for session in self.sessions.of(identity) if self.transport_of(session) is not None]
 
     def _full_and_busy(self, identity: str) -> bool:
         mine = self._sessions_of(identity)
         return len(mine) >= self.per_identity and not any(self._idle(session) for session in mine)
 
     def _idle(self, session: str) -> bool:
-        transport = self._server_instances.get(session)
-        # The SDK counts what is in flight to time the idle expiry (SDK private; 0 if it ever goes).
-        return transport is not None and not getattr(transport, "_requests_in_flight", 0)
+        transport = self.transport_of(session)
+        return transport is not None and not requests_in_flight(transport)
 
     def _close(self, session: str) -> None:
         """End `session` now: its id answers 404 from here on, its transport ends in the background."""
-        transport = self._server_instances.pop(session)
-        self._session_owners.pop(session, None)
+        self.close_session(session)
         self.sessions.ended(session)
         logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
-        if self._task_group is not None:
-            self._task_group.start_soon(transport.terminate)
 
 
 async def _refuse(send: Send, count: int, idle_timeout: float | None) -> None:

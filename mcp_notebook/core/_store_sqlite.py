@@ -1,0 +1,294 @@
+"""`SQLiteStore`: the default `Store`, one SQLite file shared by the processes of one machine.
+
+A kernel restart loses nothing (the file stays), and several processes on one file (two kernels of
+one notebook, workers of an exported app) see one state. How, each a choice:
+
+- WAL journal: readers never wait for the writer. ``synchronous=NORMAL``: a crashed process loses
+  nothing committed (only a power cut could lose the last transactions), and a write costs no fsync.
+- Every write is a transaction; `claim` runs in one ``BEGIN IMMEDIATE`` (the write lock is taken
+  before the row is read), so two processes never both claim a key. A busy file is waited for
+  (``timeout``), never failed at once.
+- A claim names its holder (host, process id, store instance). Closing a store releases its
+  claims; a claim whose process has ended (a kernel restarted mid-call) is abandoned at once, not
+  only when its lease ends.
+- Values and requests are stored as JSON text; the file is created readable by its owner only
+  (results can hold private data). SQLite gives its ``-wal`` and ``-shm`` files the same mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError, default_path
+from ._text import t
+
+# 3: one table of namespaced, scoped entries (the Store). 2 and 1 were the idempotency keys' own
+# table, never released: it is dropped, and the keys it held are retried as new.
+_SCHEMA_VERSION = 3
+_HOST = socket.gethostname()
+_LIVE: set[str] = set()  # the instance tokens of this process's open stores (see `_alive`)
+_OPENING = threading.Lock()  # a new file is created, then opened, before any other store may open it
+_COLUMNS = "namespace=? AND server=? AND identity=? AND tool=? AND key=?"
+
+
+class SQLiteStore(Store):
+    """A `Store` in one SQLite file (or ``":memory:"``), shared by the processes that open it.
+
+    Parameters
+    ----------
+    path:
+        The SQLite file (default: `default_path()`, in the user cache folder), or ``":memory:"``
+        for a store of this process only. Created readable by its owner only.
+    clock:
+        Wall-clock seconds (``time.time``): entries outlive the process, and processes must agree.
+    timeout:
+        Seconds to wait for another process's write before failing.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        timeout: float = 30.0,
+    ) -> None:
+        super().__init__(clock=clock)
+        self.path = str(path) if path is not None else str(default_path())
+        memory = self.path == ":memory:"
+        with _OPENING:
+            if not memory:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                # Created private before SQLite opens it. Only a new file: closing any descriptor of
+                # a file drops every POSIX lock this process holds on it, those of SQLite's own
+                # connections too (a second store on one file would then corrupt it).
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            # One connection shared under a lock: simpler than one per thread, and statements are short.
+            self._db = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        self._lock = threading.Lock()
+        self._token = secrets.token_hex(8)
+        try:
+            with self._lock:
+                if not memory:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                with self._transaction():
+                    self._create()
+        except BaseException:
+            self._db.close()
+            raise
+        _LIVE.add(self._token)
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    def _create(self) -> None:
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version > _SCHEMA_VERSION:
+            raise StoreError(t("store.newer_file", path=self.path, found=version, known=_SCHEMA_VERSION))
+        if version < _SCHEMA_VERSION:
+            self._db.execute("DROP TABLE IF EXISTS results")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS entries ("
+            "namespace TEXT NOT NULL, server TEXT NOT NULL, identity TEXT NOT NULL, tool TEXT NOT NULL, "
+            "key TEXT NOT NULL, definition TEXT NOT NULL, "
+            "value TEXT, "  # JSON; NULL while a claim runs
+            "holder TEXT, "  # the claim's holder while it runs, else NULL
+            "digest TEXT, request TEXT, "  # run once: the request's digest and JSON
+            "created REAL NOT NULL, expires REAL NOT NULL, "
+            "PRIMARY KEY (namespace, server, identity, tool, key))"
+        )
+        self._db.execute("CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS entries_age ON entries (namespace, server, created)")
+        self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A write transaction that holds the file's write lock from its start (the caller holds `_lock`)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _json(self, value: Any) -> str:
+        try:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            got = f"{type(value).__name__} {value!r}"[:120]
+            raise StoreValueError(t("store.not_json", store="SQLiteStore", got=got)) from exc
+
+    # -- the primitives ----------------------------------------------------------------------------------
+    def _get(self, slot: Slot, definition: str, default: Any) -> Any:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT value, definition FROM entries WHERE {_COLUMNS} AND holder IS NULL AND expires > ?",
+                (*slot, self.now()),
+            ).fetchone()
+        if row is None or row[1] != definition:
+            return default
+        return json.loads(row[0])
+
+    def _put(self, slot: Slot, definition: str, value: Any, ttl: float) -> None:
+        text = self._json(value)
+        with self._lock, self._transaction():
+            now = self.now()
+            self._db.execute(
+                "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
+                (*slot, definition, text, now, now + ttl),
+            )
+            if self._purge_due(now):
+                self._db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
+
+    def _delete(self, slot: Slot) -> bool:
+        with self._lock, self._transaction():
+            cursor = self._db.execute(
+                f"DELETE FROM entries WHERE {_COLUMNS} AND holder IS NULL AND expires > ?",
+                (*slot, self.now()),
+            )
+            return cursor.rowcount > 0
+
+    def _claim(self, slot: Slot, definition: str, digest: str, request: Any, lease: float) -> Claim:
+        request_json = json.dumps(request, ensure_ascii=False)  # JSON already: its digest was taken
+        with self._lock, self._transaction():
+            now = self.now()
+            row = self._db.execute(
+                f"SELECT definition, value, holder, digest, request, expires FROM entries WHERE {_COLUMNS}",
+                slot,
+            ).fetchone()
+            if row is not None and (row[5] <= now or (row[2] is not None and not _alive(row[2]))):
+                self._db.execute(f"DELETE FROM entries WHERE {_COLUMNS}", slot)
+                row = None
+            if row is not None:
+                stored_definition, value, holder, stored_digest, stored_request, _ = row
+                running = holder is not None
+                return self._classify(
+                    slot,
+                    definition,
+                    digest,
+                    stored_definition=stored_definition,
+                    stored_digest=stored_digest,
+                    stored_request=json.loads(stored_request) if stored_request is not None else None,
+                    running=running,
+                    value=None if running else json.loads(value),
+                )
+            holder = f"{_HOST}|{os.getpid()}|{self._token}"
+            self._db.execute(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+                (*slot, definition, holder, digest, request_json, now, now + lease),
+            )
+            if self._purge_due(now):
+                self._db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
+        return Claim(slot, ClaimStatus.CLAIMED, definition, holder, request=request, digest=digest)
+
+    def _complete(self, claim: Claim, value: Any, ttl: float) -> None:
+        text = self._json(value)
+        with self._lock, self._transaction():
+            now = self.now()
+            row = self._db.execute(
+                f"SELECT holder FROM entries WHERE {_COLUMNS} AND expires > ?", (*claim.slot, now)
+            ).fetchone()
+            if row is not None and row[0] is None:
+                return  # taken over after the lease, and done: the first value stays
+            self._db.execute(
+                "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+                (
+                    *claim.slot,
+                    claim.definition,
+                    text,
+                    claim.digest,
+                    json.dumps(claim.request, ensure_ascii=False),
+                    now,
+                    now + ttl,
+                ),
+            )
+
+    def _release(self, claim: Claim) -> None:
+        with self._lock, self._transaction():
+            self._db.execute(
+                f"DELETE FROM entries WHERE {_COLUMNS} AND holder = ?", (*claim.slot, claim.holder)
+            )
+
+    def _count(self, namespace: str, server: str | None) -> int:
+        query = "SELECT COUNT(*) FROM entries WHERE namespace=? AND holder IS NULL AND expires > ?"
+        values: tuple[Any, ...] = (namespace, self.now())
+        if server is not None:
+            query, values = query + " AND server=?", (*values, server)
+        with self._lock:
+            (count,) = self._db.execute(query, values).fetchone()
+        return int(count)
+
+    def _trim(self, namespace: str, server: str, limit: int) -> int:
+        with self._lock:
+            (count,) = self._db.execute(
+                "SELECT COUNT(*) FROM entries WHERE namespace=? AND server=?", (namespace, server)
+            ).fetchone()
+            if count <= limit:
+                return 0  # the common case: one indexed count, no write
+            with self._transaction():
+                removed = self._db.execute(
+                    "DELETE FROM entries WHERE namespace=? AND server=? AND expires <= ?",
+                    (namespace, server, self.now()),
+                ).rowcount
+                (values,) = self._db.execute(
+                    "SELECT COUNT(*) FROM entries WHERE namespace=? AND server=? AND holder IS NULL",
+                    (namespace, server),
+                ).fetchone()
+                if values > limit:  # the oldest go; runs in progress stay
+                    removed += self._db.execute(
+                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE namespace=? AND "
+                        "server=? AND holder IS NULL ORDER BY created, rowid LIMIT ?)",
+                        (namespace, server, values - limit),
+                    ).rowcount
+            return int(removed)
+
+    def _purge(self, now: float) -> int:
+        with self._lock, self._transaction():
+            return int(self._db.execute("DELETE FROM entries WHERE expires <= ?", (now,)).rowcount)
+
+    def _close(self) -> None:
+        _LIVE.discard(self._token)
+        with self._lock:
+            try:  # runs of this store that never finished free their keys now, for every process
+                with self._transaction():
+                    self._db.execute("DELETE FROM entries WHERE holder LIKE ?", (f"%|{self._token}",))
+            except (
+                sqlite3.Error
+            ):  # a busy or broken file: the claims are abandoned by `_alive` or their lease
+                pass
+            finally:
+                self._db.close()
+
+
+def _alive(holder: str) -> bool:
+    """Whether the holder of a claim may still be running it (True when it cannot be told)."""
+    host, _, rest = holder.partition("|")
+    pid_text, _, token = rest.partition("|")
+    if host != _HOST or not pid_text.isdigit():
+        return True  # another machine: only its lease can tell
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return token in _LIVE
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would signal the process on Windows: rely on the lease
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, and belongs to someone else
+        return True
+    return True

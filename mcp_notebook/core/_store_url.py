@@ -1,0 +1,51 @@
+"""Which `Store` a setting names: a `Store` itself, or a URL such as ``sqlite:///state.sqlite3``.
+
+URLs, as SQLAlchemy spells them: ``sqlite:///relative/file.sqlite3``, ``sqlite:////absolute/file``
+(four slashes), ``sqlite:///~/file`` (home folder), ``sqlite://`` or ``sqlite:///:memory:`` (an
+in-memory SQLite database), and ``memory://`` (a `MemoryStore`). A networked store (``redis://``)
+adds its scheme here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ._store import Store
+from ._store_memory import MemoryStore
+from ._store_sqlite import SQLiteStore
+from ._text import t
+
+
+def store_opener(target: Store | str) -> Callable[[], Store]:
+    """A function that opens the store `target` names; a malformed `target` fails now, not when opened.
+
+    Parameters
+    ----------
+    target:
+        A `Store` (returned as it is), or a URL (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        `target` is neither a store nor a URL of a known kind, saying what to write instead.
+    """
+    if isinstance(target, Store):
+        return lambda: target
+    if not isinstance(target, str):
+        raise ValueError(t("store.bad_url", got=repr(target)[:120]))
+    scheme, separator, rest = target.partition("://")
+    if separator and scheme == "memory" and rest in ("", "/"):
+        return MemoryStore
+    if separator and scheme == "sqlite":
+        if rest in ("", "/", "/:memory:"):
+            return lambda: SQLiteStore(":memory:")
+        if rest.startswith("/") and len(rest) > 1:
+            path = os.path.expanduser(rest[1:])
+            return lambda: SQLiteStore(path)
+    raise ValueError(t("store.bad_url", got=repr(target)[:120]))
+
+
+def open_store(target: Store | str) -> Store:
+    """The store `target` names, opened (see `store_opener`)."""
+    return store_opener(target)()
