@@ -321,7 +321,7 @@ class ToolCalls:
             record.outcome = "error result" if result.get("isError") else "ok"
             # A hidden tool's result is the notebook's, whoever asks: never readable from outside.
             owner = identity.name if entry.expose else NOTEBOOK
-            return self._keep_if_large(entry.name, result, owner)
+            return await self._keep_if_large(entry.name, result, owner)
         except ToolError as exc:
             return _ended(record, "ToolError", str(exc))
         except (TimeoutError, InputRequired, ProtocolRefusal):
@@ -340,7 +340,7 @@ class ToolCalls:
             logger.debug("tool %r raised", entry.name, exc_info=True)
             return _ended(record, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 
-    def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
+    async def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
         """Replace a result too large for a model's context by a summary and a link to all of it.
 
         The link is unguessable and only `owner` (the identity that made the call) can read it.
@@ -351,7 +351,8 @@ class ToolCalls:
             return result
         full = "\n".join(texts)
         mime = "application/json" if "structuredContent" in result else "text/plain"
-        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}], owner)
+        # The store may be a file (SQLite): write it off the loop, which serves every other client.
+        uri = await anyio.to_thread.run_sync(self.kept.keep, tool, [{"mimeType": mime, "text": full}], owner)
         preview = full[: min(1000, self.result_limit // 2)]
         link = {
             "type": "resource_link",

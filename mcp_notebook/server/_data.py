@@ -131,7 +131,9 @@ class DataHandlers:
 
     async def read(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
-        kept = self.kept.get(uri, identity_of(ctx).name) if uri.startswith(KEPT_SCHEME) else None
+        kept = None
+        if uri.startswith(KEPT_SCHEME):  # read from the store (maybe a file) off the loop
+            kept = await anyio.to_thread.run_sync(self.kept.get, uri, identity_of(ctx).name)
         if kept is not None:
             return {"resultType": "complete", "contents": kept}
         found = self.catalogue.find_resource(uri)
