@@ -472,10 +472,10 @@ def test_definition_errors_are_in_korean_after_set_language_ko() -> None:
     with pytest.raises(KeyError) as unknown:
         Catalogue().remove("fn")
 
-    assert "도구 이름 '날씨 예보'은(는) 쓸 수 없습니다" in str(bad_name.value)
+    assert "도구 이름 '날씨 예보'는 쓸 수 없습니다" in str(bad_name.value)
     assert "name='my_tool'" in str(bad_name.value)
     assert "읽기 전용 도구는 아무것도 바꾸지 않으니" in str(conflict.value)
-    assert unknown.value.args[0] == "'fn'라는 도구가 없습니다. 정의된 도구: (없음)."
+    assert unknown.value.args[0] == "'fn'이라는 도구가 없습니다. 정의된 도구: (없음)."  # 에프엔
 
 
 # -- threads ------------------------------------------------------------------------------------------------

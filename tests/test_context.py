@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, Elicitation, prompt, serve, tool
 from mcp_notebook.core._context import next_progress
-from mcp_notebook.server._activity import SEALED
+from mcp_notebook.server._pipeline import SEALED
 from mcp_notebook.widgets._questions import CallInProgress, ElicitationForm
 from tests.conftest import ERAS, connect, serve_unattended
 

@@ -107,7 +107,7 @@ def test_a_handle_of_another_kind_is_refused() -> None:
 def test_korean_messages() -> None:
     store = HandleStore(ttl=3600, creator="cart_create", clock=Clock())
     set_language("ko")
-    with pytest.raises(HandleError, match=r"유효한 cart 핸들이 아닙니다.*cart_create을\(를\) 호출해"):
+    with pytest.raises(HandleError, match=r"유효한 cart 핸들이 아닙니다.*cart_create를 호출해"):
         store.resolve("cart_nope", "alice", "cart")
 
 

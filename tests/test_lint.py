@@ -19,7 +19,7 @@ import pytest
 
 from mcp_notebook import Catalogue, set_language, tool
 from mcp_notebook.core._catalogue import ToolEntry, make_entry
-from mcp_notebook.core._text import _MESSAGES
+from mcp_notebook.core._text import catalogue
 from mcp_notebook.linter import RULES, Finding, format_findings, lint, lint_notebook, main_lint
 from mcp_notebook.linter import _notebook as lint_notebook_module
 
@@ -106,9 +106,9 @@ def test_every_rule_has_a_stable_id_a_severity_and_messages_in_both_languages() 
     for rule_id, rule in RULES.items():
         assert rule.id == rule_id and rule.severity in ("error", "warning", "info")
         for key in (f"lint.{rule_id}", f"lint.{rule_id}.fix"):
-            texts = _MESSAGES[key]
-            assert fields_of(texts["en"]) == fields_of(texts["ko"]), key
-            assert any("\uac00" <= ch <= "\ud7a3" for ch in texts["ko"]), key
+            english, korean = catalogue("en")[key], catalogue("ko")[key]
+            assert fields_of(english) == fields_of(korean), key
+            assert any("\uac00" <= ch <= "\ud7a3" for ch in korean), key
     assert len({rule.name for rule in RULES.values()}) == len(RULES)
 
 

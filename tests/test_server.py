@@ -297,8 +297,11 @@ async def test_what_a_session_leaves_behind_goes_when_it_ends(server: Any, catal
             warnings.simplefilter("ignore")  # the 2025-11-25 ways, deprecated for 2026 clients only
             await client.session.subscribe_resource("notes://live")
             await client.session.set_logging_level("warning")
-        assert server.tool_server.sessions_kept()
+        sessions = server.tool_server.sessions
+        [state] = [sessions.get(session_id) for session_id in sessions]
+        assert state is not None and state.session is not None
+        assert state.subscriptions == {"notes://live"} and state.log_level == "warning"
     # The client ended its session (DELETE) on the way out, and the server saw it go.
     with anyio.fail_after(10):
-        while server.tool_server.sessions_kept():
+        while len(sessions):
             await anyio.sleep(0.01)  # the end of a session is handled on the server's loop, after the reply

@@ -21,8 +21,8 @@ from ..core._guards import redact
 from ..core._identity import OWNER
 from ..core._store import Store
 from ..core._text import t
-from ..server._activity import CallRecord
 from ..server._approval import ApprovalPolicy, ApprovalRequest
+from ..server._pipeline import CallRecord
 from ..server._protocol import ToolServer
 from ..server.http._gate import MCP_PATH
 
@@ -187,7 +187,7 @@ class ServerHandle:
     @property
     def audit_error(self) -> str | None:
         """Why the audit log could not be written last time (None while writing works)."""
-        return self._tools.guards.audit_error
+        return self._tools.audit.error
 
     def export_activity(self, path: str | os.PathLike[str]) -> int:
         """Write the recent requests (with their JSON-RPC request and response) as JSON lines; returns the count.

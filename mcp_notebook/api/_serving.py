@@ -31,7 +31,8 @@ from ..core._text import t
 from ..runtime._execution import ToolRunner, install_capture, remove_capture
 from ..runtime._loop import runtime
 from ..server._approval import MODES, ApprovalPolicy, check_timeout
-from ..server._guardrails import Guardrails, default_audit_path, server_store
+from ..server._audit import default_audit_path
+from ..server._guardrails import Guardrails, server_store
 from ..server._protocol import ToolServer
 from ..server.http._gate import is_loopback
 from ..server.http._listener import bind_socket, run_http
@@ -168,12 +169,12 @@ def serve(
             approval=policy,
             guards=Guardrails(
                 max_output_chars=max_output_chars,
-                audit_log=None if audit_log is False else (audit_log or default_audit_path()),
                 idempotency_path=idempotency_path,
                 store=store,
                 server_name=server_name,
             ),
             identities=Identities(token, notebook_token=runtime.local_secret),
+            audit_log=None if audit_log is False else (audit_log or default_audit_path()),
         )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
         portal = runtime.portal()
@@ -189,7 +190,7 @@ def serve(
             _, server = portal.start_task(serving)
         except Exception as exc:
             sock.close()
-            tools.guards.close()  # the audit log it opened
+            tools.close()  # the audit log it opened
             runner.workers.close()
             raise ServerError(t("serve.failed", error=exc)) from exc
         install_capture(lambda: runtime.thread)
@@ -212,7 +213,7 @@ def serve(
                 portal.call(server.done.wait)
             remove_capture()
             runner.workers.close()
-            tools.guards.close()
+            tools.close()
             handle.running = False
             global _current
             with _lock:

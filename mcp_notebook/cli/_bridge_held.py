@@ -27,31 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "bridge.unanswered": {
-            "en": "The stdio client did not answer the question ({method}) within {seconds} s; the bridge gave "
-            "up waiting.",
-            "ko": "stdio 클라이언트가 {seconds}초 안에 질문({method})에 답하지 않아 브리지가 기다리기를 멈췄습니다.",
-        },
-        "bridge.no_answer": {
-            "en": "The stdio client asked again without an answer to the question {key!r}: send it in "
-            "inputResponses.",
-            "ko": "stdio 클라이언트가 질문 {key!r}에 대한 답 없이 다시 요청했습니다. 답을 inputResponses에 담아 "
-            "보내세요.",
-        },
-        "bridge.not_held": {
-            "en": "The bridge holds no call under this requestState: its question was answered already, or "
-            "went unanswered for more than {seconds} s and the bridge gave the call up. Send {method} again "
-            "without requestState to start over.",
-            "ko": "브리지가 이 requestState로 붙잡고 있는 호출이 없습니다. 질문에 이미 답했거나, {seconds}초 넘게 "
-            "답이 없어 브리지가 호출을 포기했습니다. 처음부터 다시 하려면 requestState 없이 {method} 요청을 "
-            "보내세요.",
-        },
-    }
-)
+from ..core._text import t
 
 HOLD_FOR = 600.0  # seconds a held call waits for the answer to its question
 _KEY = "question"  # the one question a held call has out at a time

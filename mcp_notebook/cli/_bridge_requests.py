@@ -24,25 +24,9 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, TypeAdapter
 
-from ..core._text import add_messages, t
+from ..core._text import t
 from ._bridge_held import HeldCall, HeldCalls
 from ._bridge_upstream import Upstreams, ask_downstream, forwarding, is_modern
-
-add_messages(
-    {
-        "bridge.upstream_failed": {
-            "en": "The notebook server at {url} did not answer: {error}. Is the kernel still serving?",
-            "ko": "{url}의 노트북 서버가 답하지 않았습니다: {error}. 커널이 아직 서빙 중인지 확인하세요.",
-        },
-        "bridge.too_many_rounds": {
-            "en": "The server at {url} asked for input more than {rounds} times for one request; the bridge "
-            "gave up. Answer fewer questions per call, or check the tool for a question it asks again "
-            "and again.",
-            "ko": "{url}의 서버가 요청 하나에 입력을 {rounds}번 넘게 요청해서 브리지가 멈췄습니다. 호출마다 묻는 "
-            "질문을 줄이거나, 같은 질문을 되풀이하는 도구인지 확인하세요.",
-        },
-    }
-)
 
 # resources/read of an unknown URI: spec 2025-11-25 server/resources "Error Handling".
 _NOT_FOUND_2025 = -32002

@@ -42,41 +42,11 @@ from typing import Any, TextIO
 from ..core._idempotency import default_path as _idempotency_path
 from ..core._identity import check_client_name, default_server_name
 from ..core._secrets import new_token
-from ..core._text import add_messages, t
+from ..core._text import t
 from ._terminal_approval import TerminalApprovals
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "headless.asks_here": {
-            "en": (
-                "approval is {mode!r}: outside calls that need a person's approval (of tools not marked read-only; "
-                "with 'always', of every tool) are asked about here, at this terminal: answer y (approve), n (deny) "
-                "or a (always allow that tool)."
-            ),
-            "ko": (
-                "approval은 {mode!r}입니다: 사람의 승인이 필요한 바깥 호출(읽기 전용이 아닌 도구, 'always'면 모든 "
-                "도구)은 여기 이 터미널에서 묻습니다. y(승인), n(거절), a(그 도구는 항상 허용)로 답하세요."
-            ),
-        },
-        "headless.declines": {
-            "en": (
-                "approval is {mode!r} and no terminal is attached to ask a person (stdin is not a terminal, or "
-                "carries the protocol with --stdio): outside calls that need approval (of tools not marked "
-                "read-only; with 'always', of every tool) are declined at once, and the client is told why. Pass "
-                '--approval auto to run them without asking, or mark a tool @tool(approval="never") in the '
-                "notebook; run serve in a terminal to answer each call there."
-            ),
-            "ko": (
-                "approval은 {mode!r}인데 사람에게 물을 터미널이 없습니다(stdin이 터미널이 아니거나, --stdio로 "
-                "프로토콜이 쓰고 있음): 승인이 필요한 바깥 호출(읽기 전용이 아닌 도구, 'always'면 모든 도구)은 바로 "
-                "거절되고, 클라이언트는 그 까닭을 듣습니다. 묻지 않고 실행하려면 --approval auto를 주거나 노트북에서 "
-                '도구에 @tool(approval="never")를 붙이세요. 호출마다 직접 답하려면 터미널에서 serve를 실행하세요.'
-            ),
-        },
-    }
-)
 
 SKIP_TAG = "mcp-skip"
 MAY_RAISE_TAG = "raises-exception"

@@ -31,48 +31,10 @@ from typing import Any, TextIO
 
 from ..core._guards import visible
 from ..core._identity import claims
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..server._approval import TERMINAL_CHANNEL
 
 ANSWERS = {"y": "approve", "yes": "approve", "n": "deny", "no": "deny", "a": "always", "always": "always"}
-
-add_messages(
-    {
-        "terminal.asks": {
-            "en": "{client} wants to run the tool {tool}",
-            "ko": "{client} 클라이언트가 {tool} 도구를 실행하려고 합니다",
-        },
-        "terminal.description": {"en": "  what it does: {text}", "ko": "  하는 일: {text}"},
-        "terminal.claims": {
-            "en": "  the server's claims (not verified): {claims}",
-            "ko": "  서버의 주장 (검증되지 않음): {claims}",
-        },
-        "terminal.arguments": {"en": "  arguments: {arguments}", "ko": "  인자: {arguments}"},
-        "terminal.question": {
-            "en": "Approve? [y]es / [n]o / [a]lways allow this tool ({seconds} s left): ",
-            "ko": "승인할까요? [y] 예 / [n] 아니오 / [a] 이 도구는 항상 허용 ({seconds}초 남음): ",
-        },
-        "terminal.again": {
-            "en": "Answer y (approve), n (deny) or a (always allow this tool): ",
-            "ko": "y(승인), n(거절), a(이 도구는 항상 허용) 중 하나로 답하세요: ",
-        },
-        "terminal.approve": {"en": "  -> approved", "ko": "  -> 승인했습니다"},
-        "terminal.deny": {"en": "  -> denied", "ko": "  -> 거절했습니다"},
-        "terminal.always": {
-            "en": "  -> approved; this tool, as it is defined now, is no longer asked about for this client",
-            "ko": "  -> 승인했습니다. 이 클라이언트가 부르는 지금 정의된 이 도구는 앞으로 묻지 않습니다",
-        },
-        "terminal.closed": {
-            "en": "  (no longer waiting: {decision})",
-            "ko": "  (더 이상 기다리지 않습니다: {decision})",
-        },
-        "terminal.nothing_waits": {
-            "en": "(no call is waiting for approval)",
-            "ko": "(승인을 기다리는 호출이 없습니다)",
-        },
-        "terminal.unknown_client": {"en": "A client", "ko": "이름을 밝히지 않은"},
-    }
-)
 
 
 # -- in `mcp-notebook serve` -------------------------------------------------------------------------------

@@ -28,10 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..core._text import add_messages, t
-from ._configs_text import MESSAGES
-
-add_messages(MESSAGES)
+from ..core._text import t
 
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "inspector")
 REMOTE_ENV = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "JUPYTERHUB_SERVICE_PREFIX")

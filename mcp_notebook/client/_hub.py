@@ -18,50 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..core._text import add_messages, t
+from ..core._text import t
 
 TOKEN_PLACEHOLDER = "<YOUR-HUB-TOKEN>"
 """What a client configuration on a hub holds where the student's hub token goes."""
 ADDRESS_PLACEHOLDER = "https://YOUR-HUB-ADDRESS"
 """The hub's public address when the hub does not tell its servers (no ``JupyterHub.public_url``)."""
 _BINDER_ENV = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "BINDER_LAUNCH_HOST")
-
-add_messages(
-    {
-        "hub.config_note": {
-            "en": (
-                "This kernel runs on JupyterHub (user {user}). A desktop client reaches it through the hub "
-                "at the URL below, with a token of yours from the hub:\n"
-                "1. Open {token_page} and log in.\n"
-                "2. Note: the client's name (e.g. claude-code). Permissions: {scope} (this server only). "
-                "Click 'Request new API token' and copy the token.\n"
-                "3. Put the token in place of {placeholder} below, and keep the file to yourself (chmod 600).\n"
-                "Calls the client makes are yours (jupyter:{user}) and wait for your approval in this notebook. "
-                "The notebook must be running, with its server started (srv = %mcp_serve)."
-            ),
-            "ko": (
-                "이 커널은 JupyterHub(사용자 {user})에서 실행 중입니다. 데스크톱 클라이언트는 아래 URL로 허브를 거쳐 "
-                "닿으며, 허브에서 만든 내 토큰이 있어야 합니다:\n"
-                "1. {token_page:을/를} 열고 로그인하세요.\n"
-                "2. Note 칸에는 클라이언트 이름(예: claude-code)을, Permissions 칸에는 이 서버만 쓰도록 {scope:을/를} 쓰고 "
-                "'Request new API token'을 눌러 토큰을 복사하세요.\n"
-                "3. 아래의 {placeholder} 자리에 그 토큰을 넣고, 파일은 나만 읽도록 하세요(chmod 600).\n"
-                "클라이언트가 하는 호출은 내 것(jupyter:{user})이며, 이 노트북에서 내가 승인해야 실행됩니다. "
-                "노트북이 켜져 있고 서버가 시작되어 있어야 합니다(srv = %mcp_serve)."
-            ),
-        },
-        "hub.address_unknown": {
-            "en": (
-                "The hub did not tell its servers its public address (JupyterHub.public_url): replace {placeholder} "
-                "with the address in your browser's address bar, up to /user/."
-            ),
-            "ko": (
-                "허브가 공개 주소(JupyterHub.public_url)를 알려 주지 않았습니다. {placeholder:을/를} 브라우저 주소 "
-                "창에 보이는 주소(/user/ 앞까지)로 바꾸세요."
-            ),
-        },
-    }
-)
 
 
 @dataclass(frozen=True)

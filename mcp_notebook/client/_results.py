@@ -15,15 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import _ui
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "result.resource_label": {"en": "Resource", "ko": "리소스"},
-        "result.prompt_label": {"en": "Prompt", "ko": "프롬프트"},
-    }
-)
-
+from ..core._text import t
 
 # A type and subtype of letters, digits and + . - only: nothing that can end an attribute or a URL part.
 _MEDIA_TYPE = re.compile(r"(image|audio)/[a-z0-9][a-z0-9.+-]{0,126}")

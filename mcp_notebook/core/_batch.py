@@ -18,38 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "batch.all_ok": {
-            "en": "All {total} {label} succeeded.",
-            "ko": "{label} {total}개가 모두 성공했습니다.",
-        },
-        "batch.empty": {
-            "en": "No {label} were given, so nothing was done.",
-            "ko": "받은 {label}이(가) 없어 아무것도 하지 않았습니다.",
-        },
-        "batch.some_failed": {
-            "en": "{failed} of {total} {label} failed; the other {ok} succeeded (indexes {ok_indexes}).",
-            "ko": "{label} {total}개 중 {failed}개가 실패했고 나머지 {ok}개는 성공했습니다(인덱스 {ok_indexes}).",
-        },
-        "batch.all_failed": {
-            "en": "All {total} {label} failed; nothing was done.",
-            "ko": "{label} {total}개가 모두 실패해 아무것도 하지 않았습니다.",
-        },
-        "batch.hint": {"en": "Hint: {hint}", "ko": "힌트: {hint}"},
-        "batch.resend_failed": {
-            "en": "Resend only the failed {label}, fixed; do not resend the ones that succeeded.",
-            "ko": "실패한 {label}만 고쳐서 다시 보내고, 성공한 것은 다시 보내지 마세요.",
-        },
-        "batch.fix_all": {
-            "en": "Fix the {label} as described and send them again.",
-            "ko": "위 설명대로 {label}을(를) 고쳐서 다시 보내세요.",
-        },
-        "batch.default_label": {"en": "items", "ko": "항목"},
-    }
-)
+from ._text import t
 
 
 class BatchResult:

@@ -53,7 +53,7 @@ from ._questions import (
     state_of,
     this_rounds_answers,
 )
-from ._text import add_messages, t
+from ._text import t
 
 __all__ = ["Context"]
 
@@ -72,45 +72,6 @@ def next_progress(value: float, last: float | None) -> float:
 
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
-add_messages(
-    {
-        "context.on_loop": {
-            "en": "Context.{method}() blocks until the client answers, and this `async def` tool runs on the "
-            "server's event loop. Use `await ctx.a{method}(...)` instead.",
-            "ko": "Context.{method}()는 클라이언트가 답할 때까지 기다리는데, 이 `async def` 도구는 서버의 이벤트 "
-            "루프에서 실행됩니다. 대신 `await ctx.a{method}(...)`를 쓰세요.",
-        },
-        "context.in_cell": {
-            "en": "Context.{method}() cannot ask from here: this tool runs on the kernel's thread "
-            "(run_in='kernel') for a cell that is waiting for it, so no form could be shown until the "
-            "cell ends. Define the tool with run_in='thread' (the default) to ask from a notebook call, "
-            "or call it from an outside client.",
-            "ko": "Context.{method}()는 여기서 물을 수 없습니다. 이 도구는 자기를 기다리는 셀을 위해 커널의 "
-            "스레드(run_in='kernel')에서 실행 중이라, 셀이 끝나기 전에는 입력 폼을 보여 줄 수 없습니다. "
-            "노트북에서 부르며 묻게 하려면 도구를 run_in='thread'(기본값)로 정의하거나, 바깥 클라이언트에서 "
-            "부르세요.",
-        },
-        "context.missing_capability": {
-            "en": "This tool needs the client's {capability!r} capability (to send {method}), and the client "
-            "did not declare it. Use a client that supports {capability}, or call a tool that does not "
-            "need it.",
-            "ko": "이 도구는 클라이언트의 {capability!r} 기능이 필요하지만({method} 요청), 클라이언트가 이 기능을 "
-            "선언하지 않았습니다. {capability}을(를) 지원하는 클라이언트를 쓰거나, 이 기능이 필요 없는 도구를 "
-            "호출하세요.",
-        },
-        "context.bad_level": {
-            "en": "Unknown log level {level!r}: use one of {levels}.",
-            "ko": "알 수 없는 로그 수준 {level!r}: {levels} 중 하나를 쓰세요.",
-        },
-        "context.bad_request": {
-            "en": "Context.ask() takes {{key: request}} with requests made by Context.elicitation(), "
-            "Context.sampling() or Context.roots(); got {what!r} for key {key!r}.",
-            "ko": "Context.ask()에는 Context.elicitation(), Context.sampling(), Context.roots()로 만든 요청을 "
-            "{{키: 요청}} 형태로 넘기세요. 키 {key!r}에 {what!r}이(가) 왔습니다.",
-        },
-    }
-)
 
 
 class Context:

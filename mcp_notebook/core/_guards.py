@@ -31,37 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import ToolError
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "guard.rate_limited": {
-            "en": (
-                "Tool {tool!r} is being called too often (at most {rate:g} calls per second, "
-                "bursts of {burst}). Wait {seconds:.1f} s, then call it again."
-            ),
-            "ko": (
-                "도구 {tool!r}이(가) 너무 자주 호출되고 있습니다(초당 최대 {rate:g}회, "
-                "한 번에 최대 {burst}회). {seconds:.1f}초 기다린 뒤 다시 호출하세요."
-            ),
-        },
-        "guard.truncated": {
-            "en": "[truncated {n} characters]",
-            "ko": "[{n}자 잘림]",
-        },
-        "guard.too_large": {
-            "en": (
-                "The result is too large to send: its structured content is {size} characters of JSON, "
-                "over the limit of {limit}. Ask for less (a narrower filter, fewer items or one page) "
-                "and call the tool again."
-            ),
-            "ko": (
-                "결과가 너무 커서 보낼 수 없습니다: 구조화된 결과의 JSON이 {size}자로 한도 {limit}자를 "
-                "넘습니다. 더 좁은 조건, 더 적은 항목, 한 페이지처럼 더 적게 요청해서 다시 호출하세요."
-            ),
-        },
-    }
-)
+from ._text import t
 
 REDACTED = "[redacted]"
 

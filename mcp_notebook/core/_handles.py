@@ -29,57 +29,7 @@ from ._identity import default_server_name
 from ._store import HANDLES, KEY_MAX, Scope, Store
 from ._store_memory import MemoryStore
 from ._store_url import open_store
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "handle.unknown": {
-            "en": "{handle!r} is not a valid {kind} handle (it may have been closed). {next}",
-            "ko": "{handle!r}은(는) 유효한 {kind} 핸들이 아닙니다(이미 닫혔을 수 있습니다). {next}",
-        },
-        "handle.expired": {
-            "en": "The {kind} handle {handle!r} has expired (handles last {ttl}). {next}",
-            "ko": "{kind} 핸들 {handle!r}이(가) 만료되었습니다(핸들 유효 시간: {ttl}). {next}",
-        },
-        "handle.wrong_kind": {
-            "en": "{handle!r} is a {actual} handle, but a {kind} handle is needed here. {next}",
-            "ko": "{handle!r}은(는) {actual} 핸들인데 여기에는 {kind} 핸들이 필요합니다. {next}",
-        },
-        "handle.next_creator": {
-            "en": "Call {creator} to get a new {kind} handle, then retry with it.",
-            "ko": "{creator}을(를) 호출해 새 {kind} 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-        "handle.next_unknown": {
-            "en": "Create a new {kind} handle with the tool that makes them, then retry with it.",
-            "ko": "{kind} 핸들을 만드는 도구로 새 핸들을 받은 뒤 그 핸들로 다시 시도하세요.",
-        },
-    }
-)
-
-add_messages(
-    {
-        "handle.clock_and_store": {
-            "en": (
-                "HandleStore got both a clock and a store: the store's own clock times the handles. Give the "
-                "clock to the store instead (MemoryStore(clock=...)), or leave store out."
-            ),
-            "ko": (
-                "HandleStore에 clock과 store를 함께 주었습니다. 핸들의 시간은 저장소의 시계가 잽니다. clock은 "
-                "저장소에 주거나(MemoryStore(clock=...)) store를 빼세요."
-            ),
-        },
-        "handle.bad_client": {
-            "en": (
-                "A handle is minted for the calling client's identity, a non-empty string: pass "
-                "current_client(), got {got}."
-            ),
-            "ko": (
-                "핸들은 호출한 클라이언트의 신원(비어 있지 않은 문자열)에 묶어 만듭니다. current_client()를 "
-                "넘기세요. 받은 값: {got}"
-            ),
-        },
-    }
-)
+from ._text import t
 
 _KIND_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 _ECHO_LIMIT = 80  # a handle echoed in an error: enough to recognise, not a dump of whatever was sent

@@ -49,7 +49,7 @@ from ._store import (
     default_path,
 )
 from ._store_sqlite import SQLiteStore
-from ._text import add_messages, t
+from ._text import t
 
 __all__ = [
     "DEFAULT_RETENTION",
@@ -64,66 +64,6 @@ __all__ = [
     "idempotency_key_schema",
 ]
 
-add_messages(
-    {
-        "idem.description": {
-            "en": (
-                "A unique id for this operation (16-64 characters), so that a retry never does it twice. "
-                "Make a new random key for each new operation; when you retry the same operation (for "
-                "example after a timeout), send the same key and the same arguments to get the first "
-                "result back. Keys are kept for {retention}."
-            ),
-            "ko": (
-                "이 작업의 고유 ID(16~64자)로, 재시도해도 작업이 두 번 실행되지 않게 합니다. 새 작업마다 새 "
-                "무작위 키를 만드세요. 같은 작업을 다시 시도할 때(예: 시간 초과 뒤)는 같은 키와 같은 인자를 "
-                "보내면 첫 결과를 그대로 돌려받습니다. 키는 {retention} 동안 보관됩니다."
-            ),
-        },
-        "idem.conflict": {
-            "en": (
-                "The idempotency_key {key!r} was already used for a call of {tool!r} with different "
-                "arguments (differing: {fields}). To retry that operation, send exactly its arguments "
-                "again; for a new operation, use a new idempotency_key."
-            ),
-            "ko": (
-                "idempotency_key {key!r}은(는) 이미 다른 인자로 {tool!r}을(를) 호출할 때 쓰였습니다(다른 인자: "
-                "{fields}). 그 작업을 다시 시도하려면 그때의 인자를 똑같이 보내고, 새 작업이면 새 "
-                "idempotency_key를 쓰세요."
-            ),
-        },
-        "idem.definition_changed": {
-            "en": (
-                "The idempotency_key {key!r} was already used for a call of {tool!r}, and that call did run, "
-                "but the tool has been redefined since (its parameters or result changed), so its stored "
-                "result is not replayed. Check whether the earlier operation took effect; to run it under "
-                "the new definition, call again with a new idempotency_key."
-            ),
-            "ko": (
-                "idempotency_key {key!r:은/는} 이미 {tool!r:을/를} 호출할 때 쓰였고 그 호출은 실행되었습니다. 그런데 그 "
-                "뒤로 도구가 다시 정의되어(매개변수나 결과가 바뀌어) 저장된 결과를 돌려주지 않습니다. 이전 작업이 "
-                "반영되었는지 먼저 확인하고, 새 정의로 실행하려면 새 idempotency_key로 다시 호출하세요."
-            ),
-        },
-        "idem.in_progress": {
-            "en": (
-                "An earlier call of {tool!r} with the same idempotency_key is still running. Retry with the "
-                "same key and arguments in a moment to get its result."
-            ),
-            "ko": (
-                "같은 idempotency_key로 한 {tool!r}의 이전 호출이 아직 실행 중입니다. 잠시 뒤 같은 키와 인자로 "
-                "다시 호출하면 그 결과를 받습니다."
-            ),
-        },
-        "idem.bad_key": {
-            "en": "idempotency_key must be a string of 16-64 characters, got {got}. Generate a random one.",
-            "ko": "idempotency_key는 16~64자 문자열이어야 하는데 {got}을(를) 받았습니다. 무작위 키를 만드세요.",
-        },
-        "duration.hours": {"en": "{n} hours", "ko": "{n}시간"},
-        "duration.hour": {"en": "1 hour", "ko": "1시간"},
-        "duration.minutes": {"en": "{n} minutes", "ko": "{n}분"},
-        "duration.seconds": {"en": "{n} seconds", "ko": "{n}초"},
-    }
-)
 
 KEY_PARAMETER = "idempotency_key"
 DEFAULT_RETENTION = 24 * 3600.0

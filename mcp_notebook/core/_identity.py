@@ -41,7 +41,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ._secrets import new_token
-from ._text import add_messages, t
+from ._text import t
 
 NOTEBOOK = "notebook"
 """The identity of the notebook's own calls (reserved)."""
@@ -59,76 +59,6 @@ _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _MAX_FORWARDED_USERS = 4096  # distinct Jupyter users remembered; a hub has far fewer per server
 _MIN_TOKEN = 16
 _SERVER_NAME_MAX = 100
-
-add_messages(
-    {
-        "identity.bad_name": {
-            "en": (
-                "{name!r} cannot be a client name: use 1-64 letters, digits, '.', '_' or '-', starting with a "
-                "letter or digit (e.g. 'claude-code', 'alice')."
-            ),
-            "ko": (
-                "클라이언트 이름으로 쓸 수 없습니다: {name!r}. 영문자, 숫자, '.', '_', '-'로 된 1~64자를 쓰고, "
-                "영문자나 숫자로 시작하세요(예: 'claude-code', 'alice')."
-            ),
-        },
-        "identity.reserved": {
-            "en": (
-                "{name!r} is reserved: 'notebook' is the notebook's own calls and 'owner' is the server token "
-                "(srv.token). Give the client a name of its own, e.g. 'claude-code'."
-            ),
-            "ko": (
-                "예약된 이름이라 쓸 수 없습니다: {name!r}. 'notebook'은 노트북 자신의 호출, 'owner'는 서버 "
-                "토큰(srv.token)의 주인입니다. 클라이언트에는 'claude-code'처럼 자기 이름을 주세요."
-            ),
-        },
-        "identity.case_clash": {
-            "en": (
-                "A client named {existing!r} already exists, and {name!r} differs from it only in case, which "
-                "a person could not tell apart in the activity log. Use {existing!r} or another name."
-            ),
-            "ko": (
-                "{name!r:은/는} 이미 있는 클라이언트 {existing!r:과/와} 대소문자만 달라 활동 기록에서 사람이 구별할 "
-                "수 없습니다. {existing!r:을/를} 쓰거나 다른 이름을 쓰세요."
-            ),
-        },
-        "identity.unknown": {
-            "en": "There is no client named {name!r}. Clients of this server: {known}.",
-            "ko": "{name!r:이라는/라는} 클라이언트가 없습니다. 이 서버의 클라이언트: {known}.",
-        },
-        "identity.bad_token": {
-            "en": (
-                "A client token must be a string of at least {min} characters without spaces or control "
-                "characters; got {got}. Leave token=None to have a random one made."
-            ),
-            "ko": (
-                "클라이언트 토큰은 공백이나 제어 문자가 없는 {min}자 이상의 문자열이어야 합니다(받은 값: {got}). "
-                "token=None으로 두면 무작위 토큰을 만들어 줍니다."
-            ),
-        },
-        "identity.token_taken": {
-            "en": (
-                "That token already belongs to {other!r}: one token proves one identity. Leave token=None to "
-                "have a new one made."
-            ),
-            "ko": (
-                "그 토큰은 이미 {other!r}의 것입니다. 토큰 하나는 한 주체만 증명합니다. token=None으로 두면 새 토큰을 "
-                "만들어 줍니다."
-            ),
-        },
-        "identity.claims": {"en": "claims to be {claimed}", "ko": "스스로 {claimed:이라고/라고} 밝힘"},
-        "server.bad_name": {
-            "en": (
-                "The server name must be 1-{max} printable characters (it scopes this notebook's stored "
-                "results), got {got}. E.g. serve(name='orders')."
-            ),
-            "ko": (
-                "서버 이름은 출력 가능한 1~{max}자여야 합니다(이 노트북의 저장된 결과를 다른 노트북과 나누는 데 "
-                "쓰입니다). 받은 값: {got}. 예: serve(name='orders')"
-            ),
-        },
-    }
-)
 
 
 @dataclass(frozen=True)

@@ -21,33 +21,8 @@ from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
 from ._results import image_block, text_block
-from ._text import add_messages, t
+from ._text import t
 from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
-
-add_messages(
-    {
-        "prompt.unknown": {
-            "en": "Unknown prompt: {name!r}.{hint} Call prompts/list to see the available prompts.",
-            "ko": "알 수 없는 프롬프트: {name!r}.{hint} prompts/list로 사용할 수 있는 프롬프트를 확인하세요.",
-        },
-        "prompt.missing": {
-            "en": "Prompt {name!r} needs the argument(s) {missing}; pass them in 'arguments'.",
-            "ko": "프롬프트 {name!r}에는 인자 {missing}이(가) 필요합니다. 'arguments'에 넣어 보내세요.",
-        },
-        "prompt.unexpected": {
-            "en": "Prompt {name!r} has no argument(s) {unexpected}; it takes: {allowed}.",
-            "ko": "프롬프트 {name!r}에는 인자 {unexpected}이(가) 없습니다. 받는 인자: {allowed}.",
-        },
-        "prompt.bad_value": {
-            "en": "Argument {argument!r} of prompt {name!r}: {why}.",
-            "ko": "프롬프트 {name!r}의 인자 {argument!r}: {why}.",
-        },
-        "prompt.bad_return": {
-            "en": "Prompt {name!r} returned {what}; return a str, or a list of messages ((role, content) pairs).",
-            "ko": "프롬프트 {name!r}이(가) {what}을(를) 돌려주었습니다. str이나 메시지 목록((역할, 내용) 쌍)을 돌려주세요.",
-        },
-    }
-)
 
 _ROLES = ("user", "assistant")
 

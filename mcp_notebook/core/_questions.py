@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._text import add_messages, t
+from ._text import t
 from ._type_schema import type_schema
 
 ELICIT = "elicitation/create"
@@ -25,23 +25,6 @@ SAMPLE = "sampling/createMessage"
 ROOTS = "roots/list"
 CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 KEY_PREFIX = {ELICIT: "elicit", SAMPLE: "sample", ROOTS: "roots"}
-
-add_messages(
-    {
-        "context.bad_schema": {
-            "en": "An elicitation schema is a JSON Schema object ({{'type': 'object', 'properties': ...}}) or "
-            "a mapping of field names to types ({{'nights': int}}); got {what!r}.",
-            "ko": "elicitation 스키마는 JSON Schema 객체({{'type': 'object', 'properties': ...}})이거나 필드 "
-            "이름과 타입의 매핑({{'nights': int}})이어야 합니다. 받은 값: {what!r}",
-        },
-        "state.used": {
-            "en": "This requestState was already used, or is no longer open: a requestState answers one round "
-            "of one call, once. Start the call again, without requestState and inputResponses.",
-            "ko": "이 requestState는 이미 쓰였거나 더는 열려 있지 않습니다. requestState 하나는 호출 하나의 한 "
-            "라운드에 한 번만 답할 수 있습니다. requestState와 inputResponses 없이 호출을 처음부터 다시 하세요.",
-        },
-    }
-)
 
 
 @dataclass(frozen=True)

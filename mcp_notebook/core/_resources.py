@@ -19,34 +19,7 @@ from typing import Any
 
 from ._errors import ToolDefinitionError
 from ._results import to_jsonable
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "resource.bad_uri": {
-            "en": "Resource URI {uri!r} is not usable: {why}. Write it as scheme://path, e.g. 'data://sales/{{region}}'.",
-            "ko": "리소스 URI {uri!r}은(는) 쓸 수 없습니다: {why}. 'data://sales/{{region}}'처럼 scheme://경로 형태로 쓰세요.",
-        },
-        "resource.params_mismatch": {
-            "en": (
-                "The URI template {uri!r} has the variables {variables}, but {func}() takes {params}. "
-                "Give the function exactly one parameter per {{variable}}."
-            ),
-            "ko": (
-                "URI 템플릿 {uri!r}의 변수는 {variables}인데 {func}()의 매개변수는 {params}입니다. "
-                "{{변수}}마다 매개변수를 정확히 하나씩 두세요."
-            ),
-        },
-        "resource.static_params": {
-            "en": "{func}() takes parameters, but {uri!r} has no {{variables}}. Add them to the URI or drop the parameters.",
-            "ko": "{func}()는 매개변수를 받는데 {uri!r}에는 {{변수}}가 없습니다. URI에 변수를 넣거나 매개변수를 없애세요.",
-        },
-        "resource.unknown": {
-            "en": "Resource not found: {uri!r}. Call resources/list and resources/templates/list to see what can be read.",
-            "ko": "리소스를 찾을 수 없습니다: {uri!r}. resources/list와 resources/templates/list로 읽을 수 있는 것을 확인하세요.",
-        },
-    }
-)
+from ._text import t
 
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")

@@ -13,41 +13,7 @@ import secrets
 import stat
 
 from ._errors import MCPNotebookError
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "token.on_argv": {
-            "en": (
-                "--token puts the token on the command line, where other users of this machine can read it "
-                "(ps, /proc). Use the environment variable MCP_NOTEBOOK_TOKEN, or --token-file PATH with a "
-                "file only you can read (chmod 600 PATH)."
-            ),
-            "ko": (
-                "--token은 토큰을 명령줄에 올리므로 이 컴퓨터의 다른 사용자도 읽을 수 있습니다(ps, /proc). 환경 변수 "
-                "MCP_NOTEBOOK_TOKEN을 쓰거나, 나만 읽을 수 있는 파일(chmod 600 PATH)을 --token-file PATH로 주세요."
-            ),
-        },
-        "token.file_unreadable": {
-            "en": "Cannot read the token file {path}: {error}. Write the token into it, alone on one line.",
-            "ko": "토큰 파일을 읽지 못했습니다({path}): {error}. 토큰만 한 줄로 적은 파일을 주세요.",
-        },
-        "token.file_empty": {
-            "en": "The token file {path} is empty. Write the token into it, alone on one line.",
-            "ko": "토큰 파일이 비어 있습니다({path}). 토큰만 한 줄로 적으세요.",
-        },
-        "token.file_open": {
-            "en": (
-                "The token file {path} can be read by other users of this machine (mode {mode}). "
-                "Make it yours only: chmod 600 {path}"
-            ),
-            "ko": (
-                "이 컴퓨터의 다른 사용자도 토큰 파일을 읽을 수 있습니다({path}, 권한 {mode}). "
-                "나만 읽도록 바꾸세요: chmod 600 {path}"
-            ),
-        },
-    }
-)
+from ._text import t
 
 
 class TokenFileError(MCPNotebookError):

@@ -65,50 +65,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._errors import MCPNotebookError
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "store.bad_scope": {
-            "en": (
-                "A store is always called with a Scope (server, identity, tool, definition) whose identity "
-                "is the caller's, as its credential proves it; got {got}."
-            ),
-            "ko": (
-                "저장소는 항상 Scope(server, identity, tool, definition)와 함께 부르고, identity에는 자격 증명이 "
-                "증명하는 호출자의 신원을 넣어야 합니다. 받은 값: {got}"
-            ),
-        },
-        "store.bad_namespace": {
-            "en": "A store namespace is 1-32 lowercase letters, digits or '-', starting with a letter; got {got}.",
-            "ko": "저장소 네임스페이스는 영문 소문자로 시작하는 1~32자의 소문자, 숫자, '-'여야 합니다. 받은 값: {got}",
-        },
-        "store.bad_key": {
-            "en": "A store key is a non-empty string of at most {max} characters; got {got}.",
-            "ko": "저장소 키는 {max}자 이하의 비어 있지 않은 문자열이어야 합니다. 받은 값: {got}",
-        },
-        "store.bad_ttl": {
-            "en": "{what} must be a number of seconds > 0; got {got}.",
-            "ko": "{what:은/는} 0보다 큰 초 단위 숫자여야 합니다. 받은 값: {got}",
-        },
-        "store.other_request": {
-            "en": "The key {key!r} was used before with another request.",
-            "ko": "키 {key!r:은/는} 이미 다른 요청에 쓰였습니다.",
-        },
-        "store.other_definition": {
-            "en": "The key {key!r} was used before under another definition of {tool!r}.",
-            "ko": "키 {key!r:은/는} 이미 {tool!r}의 다른 정의로 쓰였습니다.",
-        },
-        "store.still_running": {
-            "en": "The first run for the key {key!r} is still running.",
-            "ko": "키 {key!r}의 첫 실행이 아직 끝나지 않았습니다.",
-        },
-        "store.closed": {
-            "en": "This store is closed. Open a new one (or start the server again).",
-            "ko": "이 저장소는 닫혔습니다. 새로 열거나 서버를 다시 시작하세요.",
-        },
-    }
-)
+from ._text import t
 
 IDEMPOTENCY = "idempotency"
 """First results of calls with an idempotency key (key: the model's idempotency key)."""

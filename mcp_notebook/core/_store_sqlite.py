@@ -30,34 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError, default_path
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "store.not_json": {
-            "en": (
-                "A {store} holds JSON values (dict, list, str, int, float, bool, None), and this is "
-                "{got}. Store data that rebuilds the object instead, or keep live objects in a MemoryStore "
-                "(HandleStore's default, for one process)."
-            ),
-            "ko": (
-                "{store:은/는} JSON 값(dict, list, str, int, float, bool, None)만 담는데 받은 값은 {got}입니다. "
-                "객체를 다시 만들 수 있는 데이터를 저장하거나, 살아 있는 객체는 MemoryStore(HandleStore의 "
-                "기본값, 한 프로세스용)에 두세요."
-            ),
-        },
-        "store.newer_file": {
-            "en": (
-                "The store file {path} was written by a newer mcp-notebook (layout {found}, this one knows up "
-                "to {known}). Upgrade mcp-notebook, or use another file: serve(store='sqlite:///other.sqlite3')."
-            ),
-            "ko": (
-                "저장소 파일 {path:은/는} 더 새 mcp-notebook이 쓴 것입니다(형식 {found}, 이 버전은 {known}까지 앎). "
-                "mcp-notebook을 업그레이드하거나 다른 파일을 쓰세요: serve(store='sqlite:///other.sqlite3')"
-            ),
-        },
-    }
-)
+from ._text import t
 
 # 3: one table of namespaced, scoped entries (the Store). 2 and 1 were the idempotency keys' own
 # table, never released: it is dropped, and the keys it held are retried as new.

@@ -14,24 +14,7 @@ from collections.abc import Callable
 from ._store import Store
 from ._store_memory import MemoryStore
 from ._store_sqlite import SQLiteStore
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "store.bad_url": {
-            "en": (
-                "{got} does not name a store. Use 'sqlite:///file.sqlite3' (a SQLite file; four slashes "
-                "for an absolute path), 'sqlite://' (SQLite in memory) or 'memory://' (this process only), "
-                "or pass a Store instance."
-            ),
-            "ko": (
-                "{got:은/는} 저장소를 가리키지 않습니다. 'sqlite:///file.sqlite3'(SQLite 파일, 절대 경로는 빗금 "
-                "네 개), 'sqlite://'(메모리 안 SQLite), 'memory://'(이 프로세스 전용)를 쓰거나 Store 인스턴스를 "
-                "넘기세요."
-            ),
-        },
-    }
-)
+from ._text import t
 
 
 def store_opener(target: Store | str) -> Callable[[], Store]:

@@ -87,10 +87,6 @@ class ToolEntry:
         return context_parameter(self.fn)
 
     @property
-    def is_async(self) -> bool:
-        return inspect.iscoroutinefunction(self.fn)
-
-    @property
     def read_only(self) -> bool:
         return self.annotations.get("readOnlyHint") is True
 

@@ -17,22 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._text import add_messages, t
-
-add_messages(
-    {
-        "ui.missing": {
-            "en": (
-                "Nothing can show {kind!r} here: the notebook widgets are not loaded. Import them with "
-                "`import mcp_notebook.widgets` (ipywidgets must be installed)."
-            ),
-            "ko": (
-                "여기서는 {kind!r}를 보여 줄 수 없습니다. 노트북 위젯이 로드되지 않았습니다. "
-                "`import mcp_notebook.widgets`로 불러오세요(ipywidgets가 설치되어 있어야 합니다)."
-            ),
-        },
-    }
-)
+from ._text import t
 
 _factories: dict[str, Callable[..., Any]] = {}
 

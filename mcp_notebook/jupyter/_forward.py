@@ -38,64 +38,7 @@ from tornado.iostream import StreamClosedError
 
 from ..core._identity import FORWARDED_USER_HEADER
 from ..core._kernel_link import KernelLink, link_path, read_link
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "jupyter.no_server": {
-            "en": (
-                "No MCP server named {key!r} runs in a kernel of this Jupyter server. Run `srv = %mcp_serve` "
-                "in the notebook, then use the URL that `srv.client_config(...)` shows. Running now: {known}."
-            ),
-            "ko": (
-                "이 Jupyter 서버의 커널 가운데 {key!r:이라는/라는} 이름의 MCP 서버는 없습니다. 노트북에서 "
-                "`srv = %mcp_serve`를 실행한 뒤 `srv.client_config(...)`가 보여 주는 URL을 쓰세요. 지금 실행 중: {known}."
-            ),
-        },
-        "jupyter.ambiguous": {
-            "en": (
-                "Several kernels serve an MCP server named {key!r} (kernels {kernels}). Use the kernel id in "
-                "the URL instead of the name, or give each notebook its own name: `%mcp_serve --name NAME`."
-            ),
-            "ko": (
-                "{key!r:이라는/라는} 이름의 MCP 서버를 여러 커널이 서빙합니다(커널 {kernels}). URL에 이름 대신 커널 "
-                "ID를 쓰거나, 노트북마다 이름을 따로 주세요: `%mcp_serve --name 이름`."
-            ),
-        },
-        "jupyter.unreachable": {
-            "en": (
-                "The MCP server of kernel {kernel} does not answer ({error}): it was stopped, or the kernel "
-                "restarted. Run `srv = %mcp_serve` in the notebook again."
-            ),
-            "ko": (
-                "커널 {kernel}의 MCP 서버가 응답하지 않습니다({error}). 서버가 멈췄거나 커널이 다시 시작되었습니다. "
-                "노트북에서 `srv = %mcp_serve`를 다시 실행하세요."
-            ),
-        },
-        "jupyter.stale_link": {
-            "en": (
-                "The MCP server of kernel {kernel} refused this Jupyter server's credential: the kernel's "
-                "server was restarted by another process. Run `srv = %mcp_serve` in the notebook again."
-            ),
-            "ko": (
-                "커널 {kernel}의 MCP 서버가 이 Jupyter 서버의 자격 증명을 거절했습니다. 다른 프로세스가 커널의 "
-                "서버를 다시 띄운 것입니다. 노트북에서 `srv = %mcp_serve`를 다시 실행하세요."
-            ),
-        },
-        "jupyter.unauthorized": {
-            "en": (
-                "This MCP endpoint belongs to a Jupyter server and needs its credential: send "
-                "'Authorization: Bearer <token>' with the Jupyter token, or on JupyterHub a token from the "
-                "hub's token page (/hub/token) with access to this server."
-            ),
-            "ko": (
-                "이 MCP 엔드포인트는 Jupyter 서버의 것이라 그 자격 증명이 있어야 합니다. Jupyter 토큰을, JupyterHub에서는 "
-                "허브의 토큰 페이지(/hub/token)에서 이 서버에 접근할 수 있게 만든 토큰을 "
-                "'Authorization: Bearer <토큰>'으로 보내세요."
-            ),
-        },
-    }
-)
+from ..core._text import t
 
 # What an MCP request or answer needs on its way through; everything else stays behind (Jupyter's
 # cookies and Authorization above all).

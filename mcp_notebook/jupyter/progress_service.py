@@ -41,44 +41,7 @@ from jupyterhub.utils import url_path_join
 from tornado import ioloop, web
 from tornado.httpclient import AsyncHTTPClient
 
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "progress.title": {"en": "Class progress", "ko": "수업 진행 상황"},
-        "progress.student": {"en": "Student", "ko": "학생"},
-        "progress.empty": {
-            "en": "No exercise has been checked yet.",
-            "ko": "아직 확인한 연습 문제가 없습니다.",
-        },
-        "progress.legend": {
-            "en": "✔ correct (attempts) · ✘ not yet (attempts) · blank: not tried",
-            "ko": "✔ 맞힘(시도 횟수) · ✘ 아직(시도 횟수) · 빈칸: 시도하지 않음",
-        },
-        "progress.forbidden": {
-            "en": (
-                "Only the class's instructors (hub admins and members of the group {group!r}) may see the "
-                "class's progress. Ask the hub's administrator to add you to that group."
-            ),
-            "ko": (
-                "수업 진행 상황은 강사(허브 관리자와 {group!r} 그룹의 구성원)만 볼 수 있습니다. 허브 관리자에게 그 "
-                "그룹에 넣어 달라고 요청하세요."
-            ),
-        },
-        "progress.bad_records": {
-            "en": (
-                'The body must be JSON {{"records": [...]}} with at most {limit} records, each with chapter, '
-                "exercise (short strings), outcome ('correct' or 'incorrect'), attempts (a whole number) and "
-                "time (an ISO 8601 string): {problem}"
-            ),
-            "ko": (
-                '본문은 레코드가 {limit}개 이하인 JSON {{"records": [...]}}이어야 하고, 레코드마다 chapter, '
-                "exercise(짧은 문자열), outcome('correct' 또는 'incorrect'), attempts(정수), time(ISO 8601 "
-                "문자열)가 있어야 합니다: {problem}"
-            ),
-        },
-    }
-)
+from ..core._text import t
 
 GROUP_VARIABLE = "MCP_NOTEBOOK_PROGRESS_GROUP"
 DB_VARIABLE = "MCP_NOTEBOOK_PROGRESS_DB"

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core._text import t
 from ._exercise import Exercise, NotAttempted, is_blank
-from ._texts import Text, register_literal
+from ._texts import Text, localized
 
 _IGNORED = re.compile(r"[\s_\-`'\"“”‘’]+")
 
@@ -40,13 +40,10 @@ class Vocabulary:
         self.group = group
         self.ids = [c.id for c in categories]
         self._spellings: dict[str, str] = {}
-        texts: dict[str, Text] = {}
+        self._categories = {category.id: category for category in categories}
         for category in categories:
-            texts[f"{category.id}.label"] = category.label
-            texts[f"{category.id}.meaning"] = category.meaning
             for spelling in (category.id, *category.label, *category.variants):
                 self._spellings[normalize(spelling)] = category.id
-        register_literal(f"lessons.vocab.{group}", texts)
 
     def read(self, value: Any) -> str | None:
         """The category `value` names, or None."""
@@ -55,10 +52,10 @@ class Vocabulary:
         return self._spellings.get(normalize(value)) if isinstance(value, str) else None
 
     def label(self, category: str) -> str:
-        return t(f"lessons.vocab.{self.group}.{category}.label")
+        return localized(self._categories[category].label)
 
     def meaning(self, category: str) -> str:
-        return t(f"lessons.vocab.{self.group}.{category}.meaning")
+        return localized(self._categories[category].meaning)
 
     def choices(self) -> str:
         shown = [(c, self.label(c)) for c in self.ids]
@@ -89,7 +86,7 @@ class Classification(Exercise):
         self.feedback_for = set(feedback or {})
         extra: dict[str, Text] = {f"item.{item}": text for item, (text, _) in items.items()}
         extra.update({f"feedback.{i}.{c}": text for (i, c), text in (feedback or {}).items()})
-        self._register(extra)
+        self._add_texts(extra)
         for category in self.expected.values():
             assert category in vocabulary.ids, category
 
@@ -158,7 +155,7 @@ class MultipleChoice(Exercise):
         assert set(wrong) == set(options) - {answer}, "every wrong option needs its explanation"
         extra = {f"option.{k}": v for k, v in options.items()}
         extra.update({f"wrong.{k}": v for k, v in wrong.items()})
-        self._register(extra)
+        self._add_texts(extra)
 
     def question_text(self) -> str:
         lines = [self.text("question"), ""]
@@ -202,7 +199,7 @@ class ShortAnswer(Exercise):
         for index, (spelling, advice) in enumerate((wrong or {}).items(), 1):
             self.wrong_keys[normalize(spelling)] = f"wrong.{index}"
             extra[f"wrong.{index}"] = advice
-        self._register(extra)
+        self._add_texts(extra)
 
     def template(self) -> str:
         return f"{self.variable} = ...  # {t('lessons.short.template')}"

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..core._text import t
 from ._progress import record_check
-from ._texts import Text, register_literal
+from ._texts import Text, localized
 
 Kind = Literal["not_attempted", "correct", "incorrect", "hint", "no_more_hints", "solution"]
 Status = Literal["not_attempted", "incorrect", "correct"]
@@ -160,7 +160,7 @@ class Exercise:
         self.chapter = chapter
         self.name = name
         self.variable = f"{name}_answer" if variable == "" else variable
-        self._prefix = f"lessons.ch{chapter}.{name}"
+        self._texts: dict[str, Text] = {}
         texts: dict[str, Text] = {
             "title": title,
             "question": question,
@@ -169,7 +169,7 @@ class Exercise:
         if solution is not None:
             texts["solution"] = solution
         texts.update({f"hint.{i}": hint for i, hint in enumerate(hints, 1)})
-        self._register(texts)
+        self._add_texts(texts)
         self.hint_count = len(hints)
         self.reset()
 
@@ -248,10 +248,12 @@ class Exercise:
         return [f"{t('lessons.solution.why')}: {self.text('explanation')}"]
 
     def text(self, key: str) -> str:
-        return t(f"{self._prefix}.{key}")
+        """This exercise's own text `key` (``"question"``, ``"hint.1"``, ...) in the current language."""
+        return localized(self._texts[key])
 
-    def _register(self, texts: dict[str, Text]) -> None:
-        register_literal(self._prefix, texts)
+    def _add_texts(self, texts: dict[str, Text]) -> None:
+        """Keep more texts of this exercise (a subclass's items, options, advice)."""
+        self._texts.update(texts)
 
     # -- display ------------------------------------------------------------------------------------
     @property

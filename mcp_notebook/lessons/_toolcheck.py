@@ -70,7 +70,7 @@ class ToolExercise(Exercise):
         self.description_min = description_min
         self.needs_output_schema = output_schema
         self.annotations = annotations or {}
-        self._register({f"probe.{i}": p.advice for i, p in enumerate(probes) if p.advice is not None})
+        self._add_texts({f"probe.{i}": p.advice for i, p in enumerate(probes) if p.advice is not None})
 
     # -- finding the learner's tool ---------------------------------------------------------------
     def how_to_answer(self) -> str:

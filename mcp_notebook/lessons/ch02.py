@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..core._text import t
 from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Vocabulary
 from ._exercise import Exercise, NotAttempted
-from ._texts import Text, register
+from ._texts import Text
 from ._toolcheck import served_catalogue
 from ._vocab import PRIMITIVES
 
@@ -25,67 +25,6 @@ __all__ = ["q1", "q2", "q3", "q4", "q5"]
 READ_TIMEOUT = 20.0
 
 # -- "write a resource" exercises: checked through the real in-kernel server -----------------------
-register(
-    {
-        "lessons.resource.how": {
-            "ko": "@resource({template!r})를 붙인 함수를 정의하는 셀을 실행한 뒤 {name}.check()를 다시 실행하세요.",
-            "en": "Run a cell that defines a function with @resource({template!r}), then run {name}.check() again.",
-        },
-        "lessons.resource.checked_via": {
-            "ko": "채점기는 커널 안의 MCP 서버를 거쳐 resources/templates/list, resources/read({reads}번), "
-            "completion/complete({completions}번)로 확인했습니다.",
-            "en": "The checker went through the in-kernel MCP server: resources/templates/list, resources/read "
-            "({reads} reads) and completion/complete ({completions} requests).",
-        },
-        "lessons.resource.not_a_resource": {
-            "ko": "{func}() 함수는 있지만 리소스로 등록되지 않았습니다. def 바로 위에 @resource(...)를 붙이고 셀을 다시 실행하세요.",
-            "en": "There is a function {func}() but it is not a resource. Put @resource(...) right above the def and "
-            "run the cell again.",
-        },
-        "lessons.resource.static": {
-            "ko": "{uri!r}은(는) 변수가 없는 고정 URI라서 resources/list에 실리는 리소스 하나일 뿐입니다. 지역마다 "
-            "하나씩 만들지 말고, 바뀌는 부분을 {{변수}}로 바꾼 URI 템플릿 {template!r} 하나로 만드세요.",
-            "en": "{uri!r} is a fixed URI: one resource in resources/list. Instead of one per region, write a single "
-            "URI template {template!r}, with the changing part as a {{variable}}.",
-        },
-        "lessons.resource.wrong_template": {
-            "ko": "템플릿이 {given!r}입니다. 채점기는 정확히 {template!r}을(를) 찾습니다. 스킴, 경로, 변수 이름을 "
-            "하나씩 맞춰 보세요.",
-            "en": "The template is {given!r}; the checker looks for exactly {template!r}. Compare the scheme, the "
-            "path and the variable name one by one.",
-        },
-        "lessons.resource.not_listed": {
-            "ko": "서버의 resources/templates/list에 {template!r}이(가) 없습니다. 리소스를 정의한 셀을 다시 실행해 보세요.",
-            "en": "The server's resources/templates/list does not show {template!r}. Run the cell defining it again.",
-        },
-        "lessons.resource.no_description": {
-            "ko": "설명(description)이 없거나 너무 짧습니다({length}자). 앱은 설명을 보고 어떤 리소스를 맥락에 넣을지 "
-            "고릅니다: 무엇이 들어 있는지 docstring에 {minimum}자 이상으로 쓰세요.",
-            "en": "The description is missing or too short ({length} characters). Applications pick resources by "
-            "their description: say what is in it, in a docstring of at least {minimum} characters.",
-        },
-        "lessons.resource.read_error": {
-            "ko": "{uri}을(를) 읽자 프로토콜 오류가 났습니다: {error}",
-            "en": "Reading {uri} gave a protocol error: {error}",
-        },
-        "lessons.resource.unreachable": {
-            "ko": "{uri}을(를) 읽는 요청이 서버에 닿지 못했습니다: {error}",
-            "en": "Reading {uri} did not reach the server: {error}",
-        },
-        "lessons.resource.wrong_read": {
-            "ko": "{uri}을(를) 읽은 결과가 기대와 다릅니다: {got}",
-            "en": "Reading {uri} did not give the expected contents: {got}",
-        },
-        "lessons.resource.should_fail": {
-            "ko": "{uri}을(를) 읽었더니 내용이 돌아왔습니다({got}). 없는 것을 읽으면 오류가 나야 합니다.",
-            "en": "Reading {uri} returned contents ({got}). Reading something that does not exist must fail.",
-        },
-        "lessons.resource.wrong_completion": {
-            "ko": "{variable}에 {value!r}까지 입력했을 때의 자동 완성 후보가 {got}입니다. {expected}이어야 합니다.",
-            "en": "Completing {variable} from {value!r} offers {got}; it should offer {expected}.",
-        },
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -131,7 +70,7 @@ class ResourceExercise(Exercise):
         self.description_min = description_min
         extra = {f"read.{i}": r.advice for i, r in enumerate(reads) if r.advice is not None}
         extra.update({f"completion.{i}": c.advice for i, c in enumerate(completions) if c.advice is not None})
-        self._register(extra)
+        self._add_texts(extra)
 
     # -- finding the learner's resource ------------------------------------------------------------
     def how_to_answer(self) -> str:

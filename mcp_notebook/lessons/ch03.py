@@ -14,7 +14,7 @@ from typing import Any
 from ..core._text import t
 from ._answers import Classification, MultipleChoice, ShortAnswer
 from ._exercise import Exercise, NotAttempted, user_namespace
-from ._texts import Text, register
+from ._texts import Text
 from ._toolcheck import CALL_TIMEOUT, served_catalogue
 from ._vocab import PRIMITIVES
 
@@ -22,101 +22,6 @@ __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
 # -- "write a prompt": a checker that goes through the real server --------------------------------
 _P = "lessons.ch03.prompt_check"
-
-register(
-    {
-        f"{_P}.how": {
-            "ko": "@prompt를 붙인 함수 {prompt}을(를) 정의하는 셀을 실행한 뒤 {name}.check()를 다시 실행하세요.",
-            "en": "Run a cell that defines the function {prompt} with @prompt, then run {name}.check() again.",
-        },
-        f"{_P}.checked_via": {
-            "ko": "채점기는 커널 안의 MCP 서버를 거쳐 prompts/list, completion/complete, prompts/get으로 "
-            "프롬프트를 확인했습니다 (요청 {requests}번).",
-            "en": "The checker went through the in-kernel MCP server: prompts/list, completion/complete and "
-            "prompts/get ({requests} requests).",
-        },
-        f"{_P}.not_a_prompt": {
-            "ko": "{prompt}() 함수는 있지만 프롬프트로 등록되지 않았습니다. def 바로 위에 @prompt를 붙이고 셀을 다시 "
-            "실행하세요. @tool을 붙였다면 @prompt로 바꾸세요: 도구는 모델이 부르고, 프롬프트는 사람이 고릅니다.",
-            "en": "There is a function {prompt}() but it is not a prompt. Put @prompt right above the def and run "
-            "the cell again. If you used @tool, switch to @prompt: tools are called by the model, prompts are "
-            "picked by a person.",
-        },
-        f"{_P}.wrong_name": {
-            "ko": "이 프롬프트의 이름은 {given!r}입니다. 채점기는 {prompt!r}을(를) 찾습니다: 함수 이름을 바꾸거나 "
-            "@prompt(name={prompt!r})를 쓰세요.",
-            "en": "This prompt is called {given!r}; the checker looks for {prompt!r}. Rename the function or use "
-            "@prompt(name={prompt!r}).",
-        },
-        f"{_P}.not_listed": {
-            "ko": "서버의 prompts/list에 {prompt!r}이(가) 없습니다. 프롬프트를 정의한 셀을 다시 실행해 보세요.",
-            "en": "The server's prompts/list does not show {prompt!r}. Run the cell defining the prompt again.",
-        },
-        f"{_P}.no_description": {
-            "ko": "설명(description)이 없거나 너무 짧습니다({length}자). 사용자는 슬래시 명령 메뉴에서 설명을 보고 "
-            "프롬프트를 고릅니다: 무엇을 요청하는 명령인지 docstring 첫 줄에 {minimum}자 이상으로 쓰세요.",
-            "en": "The description is missing or too short ({length} characters). People pick prompts from a "
-            "slash-command menu by their description: say what the command asks for, in a docstring of at "
-            "least {minimum} characters.",
-        },
-        f"{_P}.no_argument": {
-            "ko": "prompts/list의 arguments에 {argument!r}이(가) 없습니다. 함수가 {argument}을(를) 받게 하세요.",
-            "en": "The prompt's arguments in prompts/list have no {argument!r}. Make the function take {argument}.",
-        },
-        f"{_P}.should_be_required": {
-            "ko": "인자 {argument!r}이(가) 필수(required: true)가 아닙니다. 이 값이 없으면 메시지를 만들 수 없으니 "
-            "기본값을 지우세요.",
-            "en": "Argument {argument!r} is not required. The messages cannot be made without it: remove its "
-            "default.",
-        },
-        f"{_P}.should_be_optional": {
-            "ko": "인자 {argument!r}이(가) 필수로 되어 있습니다. 사용자가 비워 둘 수 있도록 기본값 {default!r}을(를) "
-            "주세요.",
-            "en": "Argument {argument!r} is required. Give it the default {default!r} so a person may leave it "
-            "empty.",
-        },
-        f"{_P}.completion": {
-            "ko": "completion/complete로 {argument!r}의 후보를 물었더니(입력한 글자: {partial!r}) {got}이(가) "
-            "왔습니다. {expected}이(가) 와야 합니다.",
-            "en": "Asking completion/complete for {argument!r} (typed so far: {partial!r}) gave {got}; it should "
-            "give {expected}.",
-        },
-        f"{_P}.request_error": {
-            "ko": "{request} 요청이 프로토콜 오류가 되었습니다: {error}",
-            "en": "The request {request} got a protocol error: {error}",
-        },
-        f"{_P}.unreachable": {
-            "ko": "{request} 요청이 서버에 닿지 못했습니다: {error}",
-            "en": "The request {request} did not reach the server: {error}",
-        },
-        f"{_P}.no_user_message": {
-            "ko": "{request}의 결과에 user 메시지가 없습니다. 문자열(user 메시지 하나)이나 (역할, 내용) 쌍의 "
-            "목록을 돌려주세요.",
-            "en": "The result of {request} has no user message. Return a str (one user message) or a list of "
-            "(role, content) pairs.",
-        },
-        f"{_P}.value_missing": {
-            "ko": "{request}의 user 메시지 어디에도 보낸 값 {value!r}이(가) 없습니다. 인자로 받은 {argument}을(를) "
-            "메시지 글에 그대로 넣으세요.",
-            "en": "None of the user messages of {request} contains the value sent, {value!r}. Put the argument "
-            "{argument} into the message text as it is.",
-        },
-        f"{_P}.same_text": {
-            "ko": "{argument}이(가) {first!r}일 때와 {second!r}일 때 메시지가 똑같습니다. {argument}에 따라 "
-            "요청하는 글이 달라져야 합니다.",
-            "en": "The messages are the same for {argument} = {first!r} and {second!r}. The text should change "
-            "with {argument}.",
-        },
-        f"{_P}.should_fail": {
-            "ko": "{request} 요청이 성공했습니다. 이 요청은 JSON-RPC 오류 -32602로 거절되어야 합니다.",
-            "en": "The request {request} succeeded. It should be refused with JSON-RPC error -32602.",
-        },
-        f"{_P}.wrong_code": {
-            "ko": "{request} 요청이 거절되었지만 오류 코드가 {code}입니다. -32602여야 합니다: {error}",
-            "en": "The request {request} was refused, but with code {code}; it should be -32602: {error}",
-        },
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -156,7 +61,7 @@ class PromptExercise(Exercise):
         self.choice = choice
         self.description_min = description_min
         self.requests = 0
-        self._register({"literal_advice": literal_advice})
+        self._add_texts({"literal_advice": literal_advice})
 
     # -- finding the learner's prompt ---------------------------------------------------------------
     def how_to_answer(self) -> str:

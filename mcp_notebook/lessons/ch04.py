@@ -310,7 +310,7 @@ class _ActionableToolExercise(ToolExercise):
 
     def __init__(self, *args: Any, raw_exception: tuple[str, str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._register({"raw_exception": raw_exception})
+        self._add_texts({"raw_exception": raw_exception})
 
     def _judge(self, probe: Probe, result: Any, shown: str) -> str | None:  # type: ignore[override]
         problem = ToolExercise._judge(probe, result, shown)

@@ -13,7 +13,6 @@ from typing import Any
 
 from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
-from ._texts import register
 from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
@@ -462,69 +461,6 @@ KEY_RULES = frozenset(f"MCP0{n}" for n in (10, 11, 12, 13, 20, 21, 22, 23, 24, 3
 """The lint rules the redesigned tool must pass (warnings, and MCP023 which is only a note)."""
 
 BOUNDS: dict[str, tuple[int, int]] = {"start_hour": (9, 17), "hours": (1, 3)}
-
-register(
-    {
-        "lessons.ch05.lint": {
-            "ko": "린터가 아직 지적합니다: {finding}",
-            "en": "The linter still reports: {finding}",
-        },
-        "lessons.ch05.bounds": {
-            "ko": "매개변수 {param!r}의 범위가 최솟값 {minimum}, 최댓값 {maximum}입니다. 정확히 {low}~{high}여야 합니다: "
-            "Annotated[int, Field(ge=..., le=...)]로 범위를 스키마에 넣으세요.",
-            "en": "Parameter {param!r} has minimum {minimum} and maximum {maximum}; it must be exactly "
-            "{low}-{high}. Put the bounds in the schema with Annotated[int, Field(ge=..., le=...)].",
-        },
-        "lessons.ch05.extra_params": {
-            "ko": "필요 없는 매개변수가 남아 있습니다: {params}. 서버가 알 수 있는 값이나 정해지지 않은 묶음은 입력으로 "
-            "받지 마세요.",
-            "en": "Parameters that are not needed are still there: {params}. Do not take what the server can "
-            "work out or a bundle of unspecified values as input.",
-        },
-        "lessons.ch05.no_key": {
-            "ko": "inputSchema에 필수 매개변수 'idempotency_key'가 없습니다. 재시도가 예약을 두 번 만들지 않게 하세요. "
-            "채점기는 이것이 갖춰진 뒤에 실제 호출을 해 봅니다.",
-            "en": "The inputSchema has no required 'idempotency_key'. Make sure a retry cannot book twice; the "
-            "checker makes its calls once this is in place.",
-        },
-        "lessons.ch05.not_ready": {
-            "ko": "정의를 먼저 고치세요. 매개변수가 갖춰지면 채점기가 서버를 거쳐 도구를 실제로 불러 봅니다.",
-            "en": "Fix the definition first; once the parameters are right, the checker calls the tool through "
-            "the server.",
-        },
-        "lessons.ch05.when_not": {
-            "ko": "설명에 언제 이 도구를 쓰면 안 되는지가 없습니다. 예약 취소에는 다른 도구를 쓴다는 것을 그 도구의 "
-            "이름 {other!r}과(와) 함께 적으세요.",
-            "en": "The description does not say when not to use this tool. Say that cancelling uses another "
-            "tool, and name it: {other!r}.",
-        },
-        "lessons.ch05.no_booking_id": {
-            "ko": "{call} 호출의 structuredContent에 문자열 'booking_id'가 없습니다(결과: {got}). 예약마다 ID를 "
-            "돌려주세요.",
-            "en": "The structuredContent of {call} has no string 'booking_id' (result: {got}). Return an id for "
-            "each booking.",
-        },
-        "lessons.ch05.replay_differs": {
-            "ko": "같은 idempotency_key와 같은 인자로 다시 불렀더니 다른 예약({second})이 생겼습니다(처음: {first}). "
-            "응답을 못 받은 모델의 재시도가 회의실을 두 번 잡는다는 뜻입니다. 멱등 키는 @tool의 옵션으로 붙이세요.",
-            "en": "Calling again with the same idempotency_key and arguments made another booking ({second}; first: "
-            "{first}). A model retrying after a lost answer would book the room twice. Add the idempotency key "
-            "with an option of @tool.",
-        },
-        "lessons.ch05.same_id": {
-            "ko": "다른 키로 한 새 예약이 같은 booking_id({booking})를 받았습니다. 예약마다 다른 ID를 돌려주세요.",
-            "en": "A new booking with another key got the same booking_id ({booking}). Return a different id for "
-            "each booking.",
-        },
-        "lessons.ch05.closing": {
-            "ko": "끝나는 시각이 {closing}시를 넘는 예약을 거절한 메시지에 {closing}이(가) 없습니다(메시지: {text}). "
-            "모델이 고칠 수 있게 원인과 가능한 값을 알려 주세요. 예: 몇 시에 닫는지, hours를 얼마까지 줄이면 되는지.",
-            "en": "The message refusing a booking that ends after {closing}:00 does not mention {closing} "
-            "(message: {text}). Say why and what would work, so the model can fix it: when the rooms close, how "
-            "far to cut hours.",
-        },
-    }
-)
 
 
 class RedesignExercise(ToolExercise):

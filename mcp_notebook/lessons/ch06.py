@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core._text import t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
-from ._texts import Text, register
+from ._texts import Text
 from ._toolcheck import CALL_TIMEOUT, Param, Probe, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
@@ -725,44 +725,6 @@ q4 = Classification(
 
 DIARY_DATES = ("2026-03-01", "2026-03-02")
 """The dates of the notebook's `DIARY` (the question shows it; the checker relies on it)."""
-
-register(
-    {
-        "lessons.ch06.not_asked": {
-            "ko": "바깥 클라이언트의 {call} 호출이 사람에게 묻지 않고 실행되었습니다. 일기는 사적인 글이니, 바깥에서 "
-            "부를 때마다 승인 창이 떠야 합니다.",
-            "en": "The outside client's call {call} ran without asking anyone. A diary is private: every call "
-            "from outside must bring up an approval prompt.",
-        },
-        "lessons.ch06.not_always": {
-            "ko": "도구 {tool} 자신은 승인을 요구하지 않습니다. 지금 서버 모드에서는 묻더라도, 서버를 "
-            "approval='auto'로 켜면 아무도 모르게 실행됩니다. 서버 모드와 상관없이 묻게 하는 설정은 도구 쪽에 "
-            "있습니다.",
-            "en": "The tool {tool} itself does not require approval. Even if the current server mode asks, a "
-            "server started with approval='auto' would run it without anyone knowing. The setting that asks "
-            "whatever the server mode lives on the tool.",
-        },
-        "lessons.ch06.not_read_only": {
-            "ko": "이 도구는 아무것도 바꾸지 않는데 그렇다고 밝히지 않았습니다. 밝히지 않으면 클라이언트는 명세의 "
-            "기본값대로 무언가를 바꾸거나 지울 수 있는 도구로 봅니다. annotations는 정직해야 쓸모가 있습니다.",
-            "en": "This tool changes nothing but does not say so. Unless it says so, clients take it, by the "
-            "specification's defaults, for a tool that may change or delete things. Annotations are only useful "
-            "when they are honest.",
-        },
-        "lessons.ch06.always_allowed": {
-            "ko": "이 서버에서 누군가 {tool}의 승인 창에서 '이 도구는 항상 허용'을 눌러, 서버가 켜져 있는 동안은 다시 "
-            "묻지 않습니다. mcp_notebook.stop()으로 서버를 멈추고 다시 켠 뒤 채점하세요.",
-            "en": "Someone clicked 'Always allow this tool' for {tool} on this server, so it is not asked about "
-            "again while the server runs. Stop the server with mcp_notebook.stop(), start it again, then check.",
-        },
-        "lessons.ch06.checked_via": {
-            "ko": "채점기는 토큰을 가진 바깥 클라이언트로서 tools/call을 {calls}번 보냈고, 승인 창이 {asked}번 떠서 "
-            "사람 대신 승인을 눌렀습니다.",
-            "en": "The checker sent tools/call {calls} times as an outside client with the token; an approval "
-            "prompt appeared {asked} times and it approved on the person's behalf.",
-        },
-    }
-)
 
 
 class ApprovalToolExercise(ToolExercise):

@@ -17,7 +17,7 @@ from typing import Any
 from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank, user_namespace
-from ._texts import Text, register
+from ._texts import Text
 from ._toolcheck import CALL_TIMEOUT, Param, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
@@ -56,121 +56,6 @@ def _has_ellipsis(value: Any) -> bool:
 MENU_URI = "menu://today"
 CHECKER_HEADERS = ("authorization", "accept", "content-type")
 
-register(
-    {
-        "lessons.ch08.raw.shape": {
-            "ko": '답은 {{"headers": {{...}}, "body": {{...}}}} 모양의 dict여야 합니다. {what}',
-            "en": 'The answer must be a dict shaped {{"headers": {{...}}, "body": {{...}}}}. {what}',
-        },
-        "lessons.ch08.raw.headers_not_dict": {
-            "ko": '"headers"가 dict가 아닙니다({kind}). {{"헤더 이름": "값"}} 꼴로 쓰세요.',
-            "en": '"headers" is not a dict ({kind}). Write it as {{"Header-Name": "value"}}.',
-        },
-        "lessons.ch08.raw.body_not_dict": {
-            "ko": '"body"가 dict가 아닙니다({kind}). JSON-RPC 요청 객체 하나를 dict로 쓰세요.',
-            "en": '"body" is not a dict ({kind}). Write one JSON-RPC request object as a dict.',
-        },
-        "lessons.ch08.raw.header_value": {
-            "ko": "헤더 {name!r}의 값이 문자열이 아닙니다({value!r}). HTTP 헤더의 값은 글자입니다: 따옴표로 감싸세요.",
-            "en": "The value of header {name!r} is not a string ({value!r}). HTTP header values are text: quote it.",
-        },
-        "lessons.ch08.raw.ellipsis": {
-            "ko": "아직 채우지 않은 `...`이 남아 있습니다. 모든 `...`을 값으로 바꾸세요.",
-            "en": "There is still a `...` to fill in. Replace every `...` with a value.",
-        },
-        "lessons.ch08.raw.not_json": {
-            "ko": "body를 JSON으로 바꿀 수 없습니다: {error}. 문자열, 숫자, True/False, None, list, dict만 쓰세요.",
-            "en": "The body cannot be turned into JSON: {error}. Use only strings, numbers, True/False, None, "
-            "lists and dicts.",
-        },
-        "lessons.ch08.raw.session": {
-            "ko": "`Mcp-Session-Id` 헤더가 있습니다. 2026-07-28에는 세션이 없으니 이 헤더는 뜻이 없습니다: 빼세요.",
-            "en": "There is an `Mcp-Session-Id` header. 2026-07-28 has no sessions, so it means nothing: drop it.",
-        },
-        "lessons.ch08.raw.answered": {
-            "ko": "서버의 답: HTTP {status}, JSON-RPC error {code}: {message}",
-            "en": "The server answered: HTTP {status}, JSON-RPC error {code}: {message}",
-        },
-        "lessons.ch08.raw.mcp_name": {
-            "ko": "`Mcp-Name` 헤더가 없거나 본문과 다릅니다. `resources/read`에서 이 헤더에는 도구 이름이나 함수 이름이 "
-            "아니라, 본문이 읽으려는 대상을 가리키는 값을 그대로 씁니다.",
-            "en": "The `Mcp-Name` header is missing or differs from the body. For `resources/read` it holds not a "
-            "tool or function name but exactly the value the body uses to point at what it reads.",
-        },
-        "lessons.ch08.raw.mcp_method": {
-            "ko": "`Mcp-Method` 헤더가 없거나 본문의 `method`와 다릅니다. 두 값은 글자 하나까지 같아야 합니다.",
-            "en": "The `Mcp-Method` header is missing or differs from the body's `method`. The two must match "
-            "exactly.",
-        },
-        "lessons.ch08.raw.version_mismatch": {
-            "ko": "`MCP-Protocol-Version` 헤더와 `_meta` 안의 프로토콜 버전이 다릅니다. 둘 다 2026-07-28이어야 합니다.",
-            "en": "The `MCP-Protocol-Version` header and the protocol version inside `_meta` differ. Both must be "
-            "2026-07-28.",
-        },
-        "lessons.ch08.raw.meta": {
-            "ko": "`params._meta`가 없거나 필요한 키가 빠졌습니다. 2026-07-28 요청은 `params` 안의 `_meta`에 긴 이름의 "
-            "키 두 개(프로토콜 버전, 클라이언트 기능)를 꼭 싣습니다. 이 장에서 만든 `META`를 다시 보세요.",
-            "en": "`params._meta` is missing or lacks a required key. A 2026-07-28 request always carries two "
-            "long-named keys (protocol version, client capabilities) in `_meta` inside `params`. Look at this "
-            "chapter's `META` again.",
-        },
-        "lessons.ch08.raw.meta_value": {
-            "ko": "`_meta`의 값 중 모양이 틀린 것이 있습니다. 클라이언트 기능은 객체(dict)여야 합니다: 없으면 `{{}}`를 쓰세요.",
-            "en": "A value in `_meta` has the wrong shape. The client capabilities must be an object (dict): use "
-            "`{{}}` for none.",
-        },
-        "lessons.ch08.raw.resource": {
-            "ko": "서버가 그런 리소스를 모릅니다. `params.uri`가 {uri!r}인지 확인하세요. 맞다면 위에서 리소스를 정의한 "
-            "셀을 다시 실행하세요.",
-            "en": "The server does not know that resource. Check that `params.uri` is {uri!r}; if it is, run the "
-            "cell defining the resource above again.",
-        },
-        "lessons.ch08.raw.handshake": {
-            "ko": "서버는 이 요청을 악수 시대의 요청으로 읽고 세션을 찾았습니다. `MCP-Protocol-Version` 헤더가 빠졌거나 "
-            "2025년의 버전을 적었기 때문입니다. 서버는 요청마다 이 헤더로 시대를 고릅니다.",
-            "en": "The server read this as a handshake-era request and looked for a session: the "
-            "`MCP-Protocol-Version` header is missing or names a 2025 version. The server picks the era of each "
-            "request by this header.",
-        },
-        "lessons.ch08.raw.version": {
-            "ko": "서버가 이 버전을 지원하지 않습니다. `data.supported`의 목록 중 무상태 시대의 버전을 글자 그대로 쓰세요.",
-            "en": "The server does not support this version. Write the stateless era's version from the "
-            "`data.supported` list exactly.",
-        },
-        "lessons.ch08.raw.method": {
-            "ko": "이 시대의 서버에 그런 메서드가 없습니다. 리소스를 읽는 메서드의 이름을 확인하세요(2장).",
-            "en": "The server has no such method in this era. Check the name of the method that reads a resource "
-            "(chapter 02).",
-        },
-        "lessons.ch08.raw.notification": {
-            "ko": "서버가 HTTP {status}로만 답하고 JSON-RPC 응답을 보내지 않았습니다. `id`가 없는 메시지는 답을 "
-            "바라지 않는 알림(notification)으로 읽힙니다: body에 `id`를 넣으세요.",
-            "en": "The server answered only HTTP {status} and sent no JSON-RPC response. A message without `id` is "
-            "read as a notification, which expects no answer: put an `id` in the body.",
-        },
-        "lessons.ch08.raw.other_result": {
-            "ko": "서버는 성공으로 답했지만 {uri}의 내용이 아닙니다(결과: {got}). 리소스를 읽는 요청인지 확인하세요.",
-            "en": "The server answered with success, but not with the contents of {uri} (result: {got}). Check "
-            "that the request reads the resource.",
-        },
-        "lessons.ch08.raw.other": {
-            "ko": "서버의 답을 위의 오류 메시지와 이 장의 2026-07-28 요청들과 비교해 고쳐 보세요.",
-            "en": "Compare the server's answer with the error message above and with this chapter's 2026-07-28 "
-            "requests, and fix it.",
-        },
-        "lessons.ch08.raw.unreachable": {
-            "ko": "채점기가 서버에 요청을 보내지 못했습니다: {error}",
-            "en": "The checker could not send the request to the server: {error}",
-        },
-        "lessons.ch08.raw.sent": {
-            "ko": "채점기가 이 요청을 커널 안의 서버에 그대로 보냈고, 서버는 HTTP {status}, resultType {result_type}, "
-            "ttlMs {ttl}, cacheScope {scope}로 답했습니다.",
-            "en": "The checker sent this request as is to the in-kernel server, which answered HTTP {status}, "
-            "resultType {result_type}, ttlMs {ttl}, cacheScope {scope}.",
-        },
-    }
-)
-
 
 @dataclass
 class _Reply:
@@ -198,7 +83,7 @@ class RawRequestExercise(Exercise):
     def __init__(self, *args: Any, uri: str, template: Text, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.uri = uri
-        self._register({"template": template})
+        self._add_texts({"template": template})
         self._sent: dict[str, Any] = {}
 
     def template(self) -> str:
@@ -831,76 +716,6 @@ PEOPLE = 4
 LEDGER = "reservations"
 ERA_MODES = (("legacy", "2025-11-25"), (STATELESS, STATELESS))
 
-register(
-    {
-        "lessons.ch08.ask.no_context": {
-            "ko": "도구가 Context를 받지 않습니다. `ctx: Context`처럼 Context로 타입을 단 매개변수를 더하세요. 그 "
-            "매개변수는 입력 스키마에 나타나지 않고 서버가 채워 줍니다.",
-            "en": "The tool takes no Context. Add a parameter annotated Context, like `ctx: Context`; it does not "
-            "appear in the input schema, the server fills it in.",
-        },
-        "lessons.ch08.ask.no_ledger": {
-            "ko": "노트북에 {ledger} 리스트가 없습니다. `{ledger} = []` 셀을 실행한 뒤 다시 채점하세요.",
-            "en": "The notebook has no list {ledger}. Run the cell `{ledger} = []`, then check again.",
-        },
-        "lessons.ch08.ask.era": {
-            "ko": "[{era}에서] {problem}",
-            "en": "[over {era}] {problem}",
-        },
-        "lessons.ch08.ask.not_asked": {
-            "ko": "도구가 사용자에게 묻지 않았습니다. 인원은 인자로 받지 말고 `ctx.elicit(...)`으로 물어보세요.",
-            "en": "The tool did not ask the user. Do not take the number of people as an argument: ask with "
-            "`ctx.elicit(...)`.",
-        },
-        "lessons.ch08.ask.asked_more": {
-            "ko": "사용자가 {count}번 질문을 받았습니다. 인원은 한 번만 물으세요.",
-            "en": "The user was asked {count} times. Ask for the number of people once.",
-        },
-        "lessons.ch08.ask.schema": {
-            "ko": "질문의 양식에 정수 필드 'people'이 없습니다(받은 양식: {schema}). `ctx.elicit(메시지, "
-            '{{"people": int}})`처럼 필드 이름과 타입을 주세요.',
-            "en": "The question's form has no integer field 'people' (form received: {schema}). Give the field "
-            'name and type, as in `ctx.elicit(message, {{"people": int}})`.',
-        },
-        "lessons.ch08.ask.none_made": {
-            "ko": "사용자가 {people}명이라고 답했는데 {ledger}에 예약이 생기지 않았습니다(결과: {got}).",
-            "en": "The user answered {people} people, but no reservation appeared in {ledger} (result: {got}).",
-        },
-        "lessons.ch08.ask.made_twice": {
-            "ko": "호출 한 번에 {ledger}에 예약이 {count}개 생겼습니다: {made}. 2026-07-28에서 도구는 답을 받으면 "
-            "처음부터 다시 실행됩니다. 질문보다 앞에 있는 코드는 라운드마다 실행되니, 무언가를 바꾸는 일은 질문 "
-            "뒤로 옮기세요.",
-            "en": "One call made {count} reservations in {ledger}: {made}. In 2026-07-28 a tool runs again from "
-            "the top once answered. Code above the question runs every round: move whatever changes things "
-            "after the question.",
-        },
-        "lessons.ch08.ask.made_many": {
-            "ko": "호출 한 번에 {ledger}에 예약이 {count}개 생겼습니다: {made}. 예약은 하나만 만드세요.",
-            "en": "One call made {count} reservations in {ledger}: {made}. Make exactly one.",
-        },
-        "lessons.ch08.ask.wrong_entry": {
-            "ko": "{ledger}에 생긴 예약이 {got}입니다. {expected}여야 합니다: 식당은 인자에서, 인원은 사용자의 답에서 "
-            "가져오세요.",
-            "en": "The reservation in {ledger} is {got}; it should be {expected}: the restaurant from the "
-            "argument, the number of people from the user's answer.",
-        },
-        "lessons.ch08.ask.declined_made": {
-            "ko": "사용자가 거절했는데 {ledger}에 예약이 생겼습니다: {made}. 답의 `.accepted`를 확인하고, 거절이나 "
-            "취소라면 아무것도 바꾸지 말고 그렇다고 돌려주세요.",
-            "en": "The user declined, yet {ledger} got a reservation: {made}. Check the answer's `.accepted`; on "
-            "decline or cancel change nothing and say so.",
-        },
-        "lessons.ch08.ask.checked": {
-            "ko": "채점기는 공식 SDK 클라이언트로 두 시대에 각각 두 번씩 불렀습니다: 2025-11-25에서는 서버가 호출 "
-            "도중에 elicitation/create를 보냈고, 2026-07-28에서는 input_required를 받은 클라이언트가 답을 담아 "
-            "다시 불렀습니다. 수락하면 예약이 한 번, 거절하면 0번 생겼습니다.",
-            "en": "The checker called it twice in each era with the official SDK client: over 2025-11-25 the "
-            "server sent elicitation/create during the call; over 2026-07-28 the client got input_required and "
-            "called again with the answer. Accepting made one reservation, declining none.",
-        },
-    }
-)
-
 
 @dataclass
 class _Round:
@@ -1110,7 +925,7 @@ q5 = AskingToolExercise(
         '    """사용자가 식당 자리를 예약해 달라고 할 때 사용하세요. 인원은 사용자에게 직접 묻습니다."""\n'
         '    answer = ctx.elicit(f"{restaurant}에 몇 명이 가나요?", {"people": int})\n'
         "    if not answer.accepted:  # 거절이나 취소: 아무것도 바꾸지 않습니다\n"
-        '        return f"{restaurant}을(를) 예약하지 않았습니다({answer.action})."\n'
+        '        return f"{restaurant}에 예약하지 않았습니다({answer.action})."\n'
         '    people = answer.get("people")\n'
         f'    {LEDGER}.append({{"restaurant": restaurant, "people": people}})  # 바꾸는 일은 질문 뒤에\n'
         '    return f"{restaurant}에 {people}명 자리를 예약했습니다."',

@@ -5,7 +5,7 @@ that says when (and when not) to use the tool, few closed and bounded parameters
 input, honest annotations, an output schema. `lint` turns that advice into findings with stable
 rule ids (`RULES`). Pure: linting a whole notebook in a real kernel (`lint_notebook`, and
 ``mcp-notebook lint``) is in `_notebook`; the rules' detection lives in `_rules`, their messages in
-`_texts`.
+the catalogue (``lint.ID`` and ``lint.ID.fix``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from ..core._catalogue import Catalogue, ToolEntry
 from ..core._text import t
-from . import _texts  # noqa: F401  # registers the lint.* messages
 from ._rules import check
 
 __all__ = [

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterator, MutableSet
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..core._text import add_messages, t
+from ..core._text import t
 
 logger = logging.getLogger(__name__)
 
@@ -37,97 +37,6 @@ AnsweredIn = Literal["notebook", "terminal", "server"] | None
 TERMINAL_CHANNEL = "mcp_notebook.approvals"
 MODES = ("ask", "always", "auto")
 TICK = 1.0  # seconds between countdown updates
-
-add_messages(
-    {
-        "approval.declined": {
-            "en": (
-                "The person running the notebook declined this call to {tool!r}. Do not call it again unless "
-                "they ask you to; tell them what you wanted to do instead."
-            ),
-            "ko": (
-                "노트북을 실행 중인 사람이 {tool!r} 호출을 거절했습니다. 요청받기 전에는 다시 호출하지 말고, "
-                "무엇을 하려 했는지 사람에게 설명하세요."
-            ),
-        },
-        "approval.declined_elsewhere": {
-            "en": (
-                "The person running this server declined this call to {tool!r}. Do not call it again unless "
-                "they ask you to; tell them what you wanted to do instead."
-            ),
-            "ko": (
-                "이 서버를 실행 중인 사람이 {tool!r} 호출을 거절했습니다. 요청받기 전에는 다시 호출하지 말고, "
-                "무엇을 하려 했는지 사람에게 설명하세요."
-            ),
-        },
-        "approval.timeout": {
-            "en": (
-                "Nobody answered the approval request for this call to {tool!r} within {seconds:g} s, so it did "
-                "not run. Do not retry on your own; {where}"
-            ),
-            "ko": (
-                "{seconds:g}초 안에 아무도 {tool!r} 호출의 승인 요청에 답하지 않아 실행하지 않았습니다. 스스로 다시 "
-                "시도하지 말고, {where}"
-            ),
-        },
-        "approval.where.notebook": {
-            "en": "ask the person to approve it in the notebook's panel first.",
-            "ko": "먼저 노트북의 패널에서 승인해 달라고 사람에게 요청하세요.",
-        },
-        "approval.where.terminal": {
-            "en": "ask the person to approve it at the terminal where `mcp-notebook serve` runs first.",
-            "ko": "먼저 `mcp-notebook serve`가 실행 중인 터미널에서 승인해 달라고 사람에게 요청하세요.",
-        },
-        "approval.where.server": {
-            "en": "ask the person running the server to approve it first.",
-            "ko": "먼저 서버를 실행 중인 사람에게 승인해 달라고 요청하세요.",
-        },
-        "approval.unattended": {
-            "en": (
-                "No one can approve calls on this server (it runs headless, with no terminal to ask), so this "
-                "call to {tool!r} was declined without running. Do not retry; tell the person. They can restart "
-                'the server with `--approval auto`, or mark the tool `@tool(approval="never")` in the notebook.'
-            ),
-            "ko": (
-                "이 서버에는 호출을 승인할 사람이 없어서(터미널 없이 헤드리스로 실행 중) {tool!r} 호출을 실행하지 "
-                "않고 거절했습니다. 다시 시도하지 말고 사람에게 알리세요. 서버를 `--approval auto`로 다시 켜거나, "
-                '노트북에서 도구에 `@tool(approval="never")`를 붙이면 됩니다.'
-            ),
-        },
-        "approval.withdrawn": {
-            "en": "The client went away while this call to {tool!r} waited for approval, so it did not run.",
-            "ko": "{tool!r} 호출이 승인을 기다리는 동안 클라이언트의 연결이 끊겨 실행하지 않았습니다.",
-        },
-        "approval.waiting": {
-            "en": "Waiting for a person to approve the call to {tool!r} ({seconds} s left).",
-            "ko": "{tool!r} 호출을 사람이 승인하기를 기다리는 중입니다({seconds}초 남음).",
-        },
-        "approval.bad_mode": {
-            "en": "approval must be one of 'ask', 'always' or 'auto', got {value!r}.",
-            "ko": "approval은 'ask', 'always', 'auto' 중 하나여야 하는데 받은 값은 {value!r}입니다.",
-        },
-        "approval.bad_timeout": {
-            "en": (
-                "approval_timeout must be a number of seconds greater than 0 (e.g. 300), got {value!r}. It is how "
-                "long a call waits for a person before it counts as declined."
-            ),
-            "ko": (
-                "approval_timeout은 0보다 큰 초 단위 숫자여야 하는데(예: 300) 받은 값은 {value!r}입니다. 호출이 "
-                "사람의 결정을 기다리다가 거절로 치기까지의 시간입니다."
-            ),
-        },
-        "approval.auto_warning": {
-            "en": (
-                "Approval is OFF (approval='auto'): every tool call from an outside client runs without asking. "
-                "Use this only for tests, CI and demos."
-            ),
-            "ko": (
-                "승인이 꺼져 있습니다(approval='auto'): 외부 클라이언트의 모든 도구 호출이 묻지 않고 실행됩니다. "
-                "테스트, CI, 시연에만 쓰세요."
-            ),
-        },
-    }
-)
 
 
 def check_timeout(value: Any) -> float:

@@ -3,24 +3,41 @@
 Spec 2025-11-25 server/tools "Security Considerations" asks clients to log tool usage for audit
 purposes; the notebook is where the tools run, so its server keeps its own record of who called
 what, what a person decided and how it ended. Arguments are written redacted (`_guards.redact`);
-the file is readable by its owner only.
+the file is readable by its owner only. `AuditTrail` is the call pipeline's sink (`_pipeline`) that
+writes each finished tool call to the `AuditLog` file, and says so when it cannot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core._errors import AuditLogWarning
 from ..core._guards import redact_if_needed
+from ..core._text import t
+from ._pipeline import CallRecord
+
+logger = logging.getLogger(__name__)
 
 # Built once: json.dumps with options builds a new encoder on every call, and this runs on every tool call.
 _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr)
+
+
+def default_audit_path() -> Path:
+    """``audit.jsonl`` in the user's cache folder (``MCP_NOTEBOOK_CACHE_DIR``, else the XDG cache)."""
+    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mcp-notebook"
+    )
+    return Path(folder) / "audit.jsonl"
 
 
 class AuditLog:
@@ -132,3 +149,69 @@ class AuditLog:
         """Every entry of the log at `path`, oldest first."""
         with open(path, encoding="utf-8") as file:
             return [json.loads(line) for line in file if line.strip()]
+
+
+class AuditTrail:
+    """The audit sink of the call pipeline: each finished tool call, one line in the `AuditLog`.
+
+    A write that fails (a full disk, a file made read-only) never fails the call it records: it is
+    reported instead, once per failure streak (a warning, and `error` for the notebook's views,
+    whose `listeners` are told when it changes), until a write works again.
+
+    Parameters
+    ----------
+    path:
+        The audit log file; None: no audit log.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.log = AuditLog(path) if path is not None else None
+        self.error: str | None = None  # why the last write failed; None while writing works
+        self.listeners: list[Callable[[str | None], None]] = []  # told when `error` changes
+
+    def __call__(self, record: CallRecord) -> None:
+        """Write `record` if it is a tool call (also of a tool the caller may not see: a probe leaves a trace)."""
+        if self.log is None or record.method != "tools/call":
+            return
+        try:
+            self.log.record(
+                client=record.client,
+                claimed=record.claimed,
+                tool=record.tool,
+                arguments=record.arguments,
+                decision=record.decision,
+                outcome=record.outcome,
+                is_error=record.is_error,
+                duration_ms=round(record.duration * 1000, 3),
+                protocol_version=record.protocol_version,
+            )
+        except Exception as exc:  # a full disk must not fail the call it records: it is reported instead
+            self._failed(f"{type(exc).__name__}: {exc}")
+        else:
+            if self.error is not None:
+                self._changed(None)
+
+    def _failed(self, error: str) -> None:
+        first = self.error is None
+        self._changed(error)
+        if not first:
+            return  # once per failure streak: a failing disk must not flood the notebook
+        assert self.log is not None
+        message = t("audit.write_failed", path=self.log.path, error=error)
+        logger.warning("%s", message)
+        # Warnings turned into errors (-W error) must still never fail the call being recorded.
+        with contextlib.suppress(AuditLogWarning):
+            warnings.warn(message, AuditLogWarning, stacklevel=2)
+
+    def _changed(self, error: str | None) -> None:
+        self.error = error
+        for listener in list(self.listeners):
+            try:
+                listener(error)
+            except Exception:  # a display callback must never fail a call
+                logger.exception("audit listener failed")
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        if self.log is not None:
+            self.log.close()

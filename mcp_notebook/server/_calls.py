@@ -1,19 +1,19 @@
-"""tools/call: check the arguments, rate-limit, ask a person, run the tool, shape and record the result.
+"""tools/call: the steps of the call pipeline (`_pipeline`) between a call's open and its finish.
 
-The one request that runs user code, split out of the protocol server (`_server`). Error layering
+Look the tool up, check the arguments, rate-limit, ask a person, run the tool, shape the result:
+the one request that runs user code, split out of the protocol server (`_protocol`). Error layering
 (spec 2025-11-25 and 2026-07-28, server/tools "Error Handling"): an unknown tool is a JSON-RPC
 ``-32602``; arguments that fail the input schema and exceptions raised by a tool are tool
 execution errors (``isError: true``) the model can read and fix. The SDK neither validates
-arguments nor catches tool exceptions, so both happen here. Every call is recorded once, in full
-(decision, stdout, outcome), for the activity view and the audit log.
+arguments nor catches tool exceptions, so both happen here. Each step writes what it learns
+(decision, stdout, outcome) into the call's record, which the pipeline finishes once.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import time
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -33,10 +33,11 @@ from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
 from ..core._text import t
 from ..runtime._execution import KernelBusy, ToolRunner
-from ._activity import SEALED, ActivityLog, CallRecord, claimed_name, session_id_of
-from ._approval import ApprovalPolicy, ApprovalRequest
+from ._approval import ApprovalPolicy
 from ._contexts import context_for
 from ._guardrails import Guardrails
+from ._pipeline import SEALED, CallPipeline, CallRecord
+from ._session_state import Sessions, session_id_of
 
 # Arguments larger than this (estimated bytes) are checked on a worker thread: a 4 MiB body takes
 # the validator seconds (and a schema with `uniqueItems` a few thousand rows do), and the server loop
@@ -47,7 +48,7 @@ logger = logging.getLogger(__name__)
 
 
 class ToolCalls:
-    """The ``tools/call`` handler of one server (the SDK calls the instance)."""
+    """The ``tools/call`` handler of one server (the SDK calls the instance): the steps of the pipeline."""
 
     def __init__(
         self,
@@ -56,137 +57,72 @@ class ToolCalls:
         runner: ToolRunner,
         approval: ApprovalPolicy,
         guards: Guardrails,
-        log: ActivityLog,
+        pipeline: CallPipeline,
+        sessions: Sessions,
         boundary: RequestStateBoundary,
         kept: Any,
         rounds: RoundLedger,
         result_limit: int,
-        log_levels: dict[str, str],
     ) -> None:
         self.catalogue = catalogue
         self.runner = runner
         self.approval = approval
         self.guards = guards
-        self.log = log
+        self.pipeline = pipeline
+        self.sessions = sessions  # handshake-era sessions: their log level, their calls waiting for a person
         self.boundary = boundary
         self.kept = kept  # where results too large for a model's context are kept, behind a link
         self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
         self.result_limit = result_limit
-        self._log_levels = log_levels  # handshake-era logging/setLevel, per session (shared, live)
-        # Handshake-era calls waiting for a person, by (session id, request id): see client_gone.
-        self._waiting: dict[tuple[str, str], ApprovalRequest] = {}
         self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        entry = self.catalogue.get(params.name)
         identity = identity_of(ctx)  # proven by the credential; clientInfo.name is only a claim
-        if entry is None or not (entry.expose or identity.is_notebook):  # hidden: unknown to outsiders
-            self._refuse_unknown(ctx, params, identity, hidden=entry is not None)
         arguments = dict(params.arguments or {})
-        record = CallRecord(
-            tool=entry.name,
-            arguments=arguments,
-            client=identity.name,
-            claimed=claimed_name(ctx),
-            protocol_version=ctx.protocol_version,
-            started=time.time(),
-            request_id=ctx.request_id,
-        )
-        if params.input_responses is not None or params.request_state is not None:
-            # What the client sent for a later round (the state as the client holds it: sealed).
-            answers = {
-                k: v.model_dump(by_alias=True, mode="json", exclude_none=True)
-                for k, v in (params.input_responses or {}).items()
-            }
-            record.rounds = {"inputResponses": answers} if answers else {}
-            if params.request_state is not None:
-                record.rounds["requestState"] = SEALED
-        clock = time.perf_counter()
-        client = self.guards.set_client(identity.name)
-        try:
-            if entry.context:
-                sealed = await self.boundary(
-                    ctx, lambda c: self._checked_call(c, entry, arguments, record, identity)
-                )
-                result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
-            else:
-                result = await self._checked_call(ctx, entry, arguments, record, identity)
-        except MCPError as exc:  # a requestState that fails verification (forged, edited, expired)
-            record.outcome, record.is_error = f"error {exc.code}", True
-            record.error = {"code": exc.code, "message": exc.error.message}
-            record.duration = time.perf_counter() - clock
-            self.log.record(record)
-            raise
-        except ProtocolRefusal as exc:  # a client capability the tool needs is missing, a state reused
-            record.outcome, record.is_error = f"error {exc.code}", True
-            record.error = {"code": exc.code, "message": exc.message}
-            record.duration = time.perf_counter() - clock
-            self.log.record(record)
-            raise MCPError(exc.code, exc.message, data=exc.data) from None
-        except anyio.get_cancelled_exc_class():
-            # The client hung up (the SDK cancels the handler): what did run must still be on record.
-            record.outcome = (
-                f"{record.outcome} (client disconnected)" if record.outcome else "client disconnected"
-            )
-            record.is_error = True
-            record.duration = time.perf_counter() - clock
-            self.log.record(record)
-            raise
-        finally:
-            self.guards.reset_client(client)
-        record.duration = time.perf_counter() - clock
-        record.is_error = bool(result.get("isError"))
-        # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
-        answer = {"resultType": "complete", **result}
-        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-            record.result = result
-        elif "requestState" in answer:
-            record.result = {**answer, "requestState": SEALED}
-        else:
-            record.result = answer
-        self.log.record(record)
-        return answer
+        with self.pipeline.open(ctx, "tools/call", params.name, arguments, client=identity.name) as call:
+            record = call.record
+            entry = self._lookup(record, params.name, identity)
+            _note_rounds(record, params)
+            client = self.guards.set_client(identity.name)
+            try:
+                if entry.context:
+                    # The SDK's boundary verifies a sealed requestState (a forged, edited or expired one
+                    # is a protocol error) and seals the one a result carries.
+                    sealed = await self.boundary(
+                        ctx, lambda c: self._steps(c, entry, arguments, record, identity)
+                    )
+                    result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
+                else:
+                    result = await self._steps(ctx, entry, arguments, record, identity)
+            except ProtocolRefusal as exc:  # a client capability the tool needs is missing, a state reused
+                raise MCPError(exc.code, exc.message, data=exc.data) from None
+            finally:
+                self.guards.reset_client(client)
+            return _answer(ctx, record, result)
 
-    def _refuse_unknown(
-        self,
-        ctx: ServerRequestContext[Any],
-        params: types.CallToolRequestParams,
-        identity: Identity,
-        *,
-        hidden: bool,
-    ) -> NoReturn:
-        """Answer a call of a tool the caller may not see: -32602, the same for unknown and hidden.
+    def _lookup(self, record: CallRecord, name: str, identity: Identity) -> Any:
+        """The tool the caller names, if it may see it; else -32602, the same for unknown and hidden.
 
         Nothing in the answer may tell a hidden tool from one that does not exist (its name is not
         among the suggestions, which are drawn from what this caller may see); only the owner's
         activity and audit logs tell them apart.
         """
-        visible = [e.name for e in self.catalogue.tools() if e.expose or identity.is_notebook]
-        near = self.catalogue.near_names(params.name, among=visible)
-        hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
-        error = MCPError(
-            types.INVALID_PARAMS,
-            t("call.unknown_tool", name=params.name, hint=hint),
-            data={"tool": params.name, "suggestions": near},
-        )
+        entry = self.catalogue.get(name)
+        if entry is not None and (entry.expose or identity.is_notebook):
+            return entry
         # The activity log shows protocol errors too: learners compare them with tool errors.
-        refused = CallRecord(
-            tool=params.name,
-            arguments=dict(params.arguments or {}),
-            client=identity.name,
-            claimed=claimed_name(ctx),
-            protocol_version=ctx.protocol_version,
-            started=time.time(),
-            request_id=ctx.request_id,
-            outcome=f"error {types.INVALID_PARAMS}",
-            decision="refused: hidden tool" if hidden else "refused: unknown tool",
-            is_error=True,
-            error={"code": types.INVALID_PARAMS, "message": error.error.message},
+        record.decision = "refused: hidden tool" if entry is not None else "refused: unknown tool"
+        record.unknown = True
+        visible = [e.name for e in self.catalogue.tools() if e.expose or identity.is_notebook]
+        near = self.catalogue.near_names(name, among=visible)
+        hint = t("did_you_mean", names=", ".join(repr(n) for n in near)) if near else ""
+        raise MCPError(
+            types.INVALID_PARAMS,
+            t("call.unknown_tool", name=name, hint=hint),
+            data={"tool": name, "suggestions": near},
         )
-        self.log.refused(refused)
-        raise error
 
-    async def _checked_call(
+    async def _steps(
         self,
         ctx: ServerRequestContext[Any],
         entry: Any,
@@ -194,12 +130,34 @@ class ToolCalls:
         record: CallRecord,
         identity: Identity,
     ) -> dict[str, Any]:
+        """The steps after the lookup, in order; the first that ends the call gives its result."""
         # A later round of a 2026-07-28 call answers its round once, before anything else happens: a
         # sealed state sent again (a replay, even with new answers) never runs the tool again.
         request_state = (ctx.params or {}).get("requestState") if entry.context else None
         state = answer_round(self.rounds, request_state, identity.name) if request_state is not None else {}
         # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
         # then refuse a tool whose abandoned calls hold its share of the workers, then ask, then run.
+        ended = await self._check_arguments(entry, arguments, record)
+        if ended is None:
+            ended = self._limit_rate(entry, record, identity)
+        if ended is None:
+            ended = self._check_workers(entry, record)
+        if ended is not None:
+            return ended
+        waited: float | None = None  # the last keep-alive progress sent while a person was asked
+        if state.get("approved") is True:
+            # A later round of a call a person already approved (the SDK verified the sealed state:
+            # this very tool, these very arguments, this identity; the ledger: its first answer).
+            record.decision = "approved"
+        else:
+            ended, waited = await self._approve(ctx, entry, arguments, record, identity)
+            if ended is not None:
+                return ended
+        return await self._run(ctx, entry, arguments, record, identity, waited)
+
+    async def _check_arguments(
+        self, entry: Any, arguments: dict[str, Any], record: CallRecord
+    ) -> dict[str, Any] | None:
         if estimated_size(arguments, CHECK_OFF_LOOP_BYTES) > CHECK_OFF_LOOP_BYTES:
             if self._checkers is None:
                 self._checkers = anyio.CapacityLimiter(2)  # large requests queue here, not on the loop
@@ -212,73 +170,39 @@ class ToolCalls:
                 # (warming up in the background right after serve()): not on the loop, which serves others.
                 await anyio.to_thread.run_sync(lambda: entry.validator)
             problems = argument_problems(entry.validator, arguments)
-        if problems:
-            listing = "\n".join(f"- {problem}" for problem in problems)
-            record.outcome = "invalid arguments"
-            return error_result(t("call.invalid_arguments", name=entry.name, problems=listing))
+        if not problems:
+            return None
+        listing = "\n".join(f"- {problem}" for problem in problems)
+        return _ended(
+            record, "invalid arguments", t("call.invalid_arguments", name=entry.name, problems=listing)
+        )
+
+    def _limit_rate(self, entry: Any, record: CallRecord, identity: Identity) -> dict[str, Any] | None:
         try:
             self.guards.check_rate(entry, identity.name)
         except ToolError as exc:
-            record.outcome = record.decision = "rate limited"
-            return error_result(str(exc))
-        stuck = self.runner.abandoned(entry.name)
-        if stuck >= self.runner.workers.share:
-            # Before asking a person: a call that cannot get a thread is not worth an approval.
-            record.outcome = record.decision = "refused: earlier calls still running"
-            limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
-            return error_result(t("call.stuck", name=entry.name, count=stuck, timeout=limit))
-        waited: float | None = None  # the last keep-alive progress sent while a person was asked
-        if state.get("approved") is True:
-            # A later round of a call a person already approved (the SDK verified the sealed state:
-            # this very tool, these very arguments, this identity; the ledger: its first answer).
-            record.decision = "approved"
-        else:
-            refusal, waited = await self._ask(ctx, entry, arguments, record, identity)
-            if refusal is not None:
-                record.outcome = record.decision
-                return error_result(refusal)
-        context = None
-        if entry.context:
-            log_level = self._log_levels.get(session_id_of(ctx) or "")
-            context = context_for(ctx, session_level=log_level, progress_after=waited)
-        try:
-            result = await self.guards.run(
-                entry, arguments, lambda: self._run(entry, arguments, record, identity, context)
-            )
-        except TimeoutError:
-            record.outcome = "timeout"
-            return error_result(t("call.timeout", name=entry.name, seconds=entry.timeout))
-        except ToolError as exc:  # an idempotency conflict or a malformed key
-            record.outcome = "ToolError"
-            return error_result(str(exc))
-        except InputRequired as asked:
-            record.outcome = "input required: " + ", ".join(asked.requests)
-            approved = record.decision in ("approved", "not-needed")
-            state_text = new_state(
-                asked.answers,
-                approved=approved,
-                asked=list(asked.requests),
-                round_id=self.rounds.open(identity.name),
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": asked.requests,
-                "requestState": state_text,
-            }
-        finally:
-            if context is not None:
-                context.close()
-        return self.guards.finish(result, entry.output_schema)
+            record.decision = "rate limited"
+            return _ended(record, "rate limited", str(exc))
+        return None
 
-    async def _ask(
+    def _check_workers(self, entry: Any, record: CallRecord) -> dict[str, Any] | None:
+        stuck = self.runner.abandoned(entry.name)
+        if stuck < self.runner.workers.share:
+            return None
+        # Before asking a person: a call that cannot get a thread is not worth an approval.
+        record.decision = "refused: earlier calls still running"
+        limit = t("call.seconds", seconds=entry.timeout) if entry.timeout is not None else t("none")
+        return _ended(record, record.decision, t("call.stuck", name=entry.name, count=stuck, timeout=limit))
+
+    async def _approve(
         self,
         ctx: ServerRequestContext[Any],
         entry: Any,
         arguments: dict[str, Any],
         record: CallRecord,
         identity: Identity,
-    ) -> tuple[str | None, float | None]:
-        """Ask a person when the policy says so: the refusal message (None to run the call), and the
+    ) -> tuple[dict[str, Any] | None, float | None]:
+        """Ask a person when the policy says so: the result that ends the call (None to run it), and the
         last keep-alive progress value sent while waiting (None if none was), for the tool's Context."""
         if not self.approval.needs_approval(
             entry.name, entry.read_only, entry.approval, identity.is_notebook, client=identity.name
@@ -311,35 +235,68 @@ class ToolCalls:
             await ctx.session.report_progress(sent, None, message)
 
         # A handshake-era client that hangs up leaves its call running in the session (the SDK
-        # does not cancel it): the Gate reports the hang-up here, by session and request id.
-        session = session_id_of(ctx) if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS else None
-        key = (session, str(ctx.request_id)) if session else None
-        if key is not None:
-            self._waiting[key] = request
+        # does not cancel it): the Gate tells the session's state (`Sessions.client_gone`), which
+        # withdraws the request, as does the end of the session.
+        handshake = ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
+        session = self.sessions.get(session_id_of(ctx)) if handshake else None
+        request_id = str(ctx.request_id)
+        if session is not None:
+            session.waiting[request_id] = request
         try:
             decision = await self.approval.decide(request, keep_alive)
         except anyio.get_cancelled_exc_class():
             record.decision = "withdrawn"  # 2026-07-28: the SDK cancels a call whose client left
             raise
         finally:
-            if key is not None:
-                self._waiting.pop(key, None)
+            if session is not None:
+                session.waiting.pop(request_id, None)
         record.decision = decision
-        return self.approval.message(decision, entry.name), sent
-
-    def client_gone(self, session_id: str, request_id: str) -> None:
-        """The client of a handshake-era call hung up: withdraw its approval prompt, if it waits.
-
-        Spec 2025-11-25 (basic/transports) says a disconnection is not a cancellation, because a
-        client may resume the stream; this server keeps no event store, so nothing can resume it,
-        and the result of a call approved now would reach no one. A person must not be asked to
-        run it (and a late Approve must not run it).
-        """
-        request = self._waiting.get((session_id, request_id))
-        if request is not None:
-            request._resolve("withdrawn")
+        refusal = self.approval.message(decision, entry.name)
+        return (_ended(record, decision, refusal) if refusal is not None else None), sent
 
     async def _run(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+        waited: float | None,
+    ) -> dict[str, Any]:
+        """Run the tool under its timeout (or replay a stored result), then sanitize what it returned."""
+        context = None
+        if entry.context:
+            state = self.sessions.get(session_id_of(ctx))
+            level = state.log_level if state is not None else None
+            context = context_for(ctx, session_level=level, progress_after=waited)
+        try:
+            result = await self.guards.run(
+                entry, arguments, lambda: self._execute(entry, arguments, record, identity, context)
+            )
+        except TimeoutError:
+            return _ended(record, "timeout", t("call.timeout", name=entry.name, seconds=entry.timeout))
+        except ToolError as exc:  # an idempotency conflict or a malformed key
+            return _ended(record, "ToolError", str(exc))
+        except InputRequired as asked:
+            record.outcome = "input required: " + ", ".join(asked.requests)
+            approved = record.decision in ("approved", "not-needed")
+            state_text = new_state(
+                asked.answers,
+                approved=approved,
+                asked=list(asked.requests),
+                round_id=self.rounds.open(identity.name),
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": state_text,
+            }
+        finally:
+            if context is not None:
+                context.close()
+        return self.guards.finish(result, entry.output_schema)
+
+    async def _execute(
         self,
         entry: Any,
         arguments: dict[str, Any],
@@ -347,6 +304,7 @@ class ToolCalls:
         identity: Identity,
         context: Context | None = None,
     ) -> dict[str, Any]:
+        """Call the tool's function (a worker thread or the kernel) and shape what it returns."""
         try:
             kwargs = entry.convert(arguments)
             if entry.idempotency_key and not entry.takes_key:
@@ -363,25 +321,26 @@ class ToolCalls:
             record.outcome = "error result" if result.get("isError") else "ok"
             # A hidden tool's result is the notebook's, whoever asks: never readable from outside.
             owner = identity.name if entry.expose else NOTEBOOK
-            return self._keep_if_large(entry.name, result, owner)
+            return await self._keep_if_large(entry.name, result, owner)
         except ToolError as exc:
-            record.outcome = "ToolError"
-            return error_result(str(exc))
+            return _ended(record, "ToolError", str(exc))
         except (TimeoutError, InputRequired, ProtocolRefusal):
             raise  # the tool's own timeout, a question for the client, a protocol error: the caller's
         except KernelBusy:
-            record.outcome = "kernel busy"
-            return error_result(t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout))
+            return _ended(
+                record,
+                "kernel busy",
+                t("call.kernel_busy", name=entry.name, seconds=self.runner.busy_timeout),
+            )
         except BaseException as exc:
             if isinstance(exc, anyio.get_cancelled_exc_class()):
                 raise  # the client went away or the server is stopping: not the tool's failure
             # Never a traceback and never a protocol error: the model gets what it can act on. Even
             # SystemExit or KeyboardInterrupt from a tool must not end the server.
-            record.outcome = type(exc).__name__
             logger.debug("tool %r raised", entry.name, exc_info=True)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return _ended(record, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 
-    def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
+    async def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:
         """Replace a result too large for a model's context by a summary and a link to all of it.
 
         The link is unguessable and only `owner` (the identity that made the call) can read it.
@@ -392,7 +351,8 @@ class ToolCalls:
             return result
         full = "\n".join(texts)
         mime = "application/json" if "structuredContent" in result else "text/plain"
-        uri = self.kept.keep(tool, [{"mimeType": mime, "text": full}], owner)
+        # The store may be a file (SQLite): write it off the loop, which serves every other client.
+        uri = await anyio.to_thread.run_sync(self.kept.keep, tool, [{"mimeType": mime, "text": full}], owner)
         preview = full[: min(1000, self.result_limit // 2)]
         link = {
             "type": "resource_link",
@@ -409,3 +369,36 @@ class ToolCalls:
             # With an output schema, structured content is required: it stays, only the text shrinks.
             kept["structuredContent"] = result["structuredContent"]
         return kept
+
+
+def _note_rounds(record: CallRecord, params: types.CallToolRequestParams) -> None:
+    """Put on record what the client sent for a later round (the state as the client holds it: sealed)."""
+    if params.input_responses is None and params.request_state is None:
+        return
+    answers = {
+        k: v.model_dump(by_alias=True, mode="json", exclude_none=True)
+        for k, v in (params.input_responses or {}).items()
+    }
+    record.rounds = {"inputResponses": answers} if answers else {}
+    if params.request_state is not None:
+        record.rounds["requestState"] = SEALED
+
+
+def _answer(ctx: ServerRequestContext[Any], record: CallRecord, result: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a call that ran its steps, and what the record shows of it."""
+    record.is_error = bool(result.get("isError"))
+    # The SDK sieves results per era: 2026-07-28 requires resultType, older eras drop it.
+    answer = {"resultType": "complete", **result}
+    if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        record.result = result
+    elif "requestState" in answer:
+        record.result = {**answer, "requestState": SEALED}  # the client got it sealed; the log shows no more
+    else:
+        record.result = answer
+    return answer
+
+
+def _ended(record: CallRecord, outcome: str, message: str) -> dict[str, Any]:
+    """End a call at the step that refused it or failed: its outcome on record, its message for the model."""
+    record.outcome = outcome
+    return error_result(message)

@@ -16,8 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
+from mcp.server.subscriptions import ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -28,35 +27,16 @@ from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answe
 from ..core._resources import ResourceEntry, TemplateEntry, contents
 from ..core._store import KEPT_RESULTS, KEY_MAX, Scope, Store
 from ..core._store_memory import MemoryStore
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..runtime._execution import ToolRunner
-from ._activity import session_id_of
 from ._contexts import context_for
 from ._paging import page
+from ._session_state import Sessions, session_id_of
 
 logger = logging.getLogger(__name__)
 RESOURCE_NOT_FOUND_HANDSHAKE = -32002
 KEPT_SCHEME = "mcp-notebook://results/"
 MAX_COMPLETIONS = 100
-
-add_messages(
-    {
-        "resource.read_failed": {
-            "en": "Reading {uri!r} failed: {error}",
-            "ko": "{uri!r}을(를) 읽지 못했습니다: {error}",
-        },
-        "result.kept": {
-            "en": (
-                "The result of {tool!r} is large ({size} characters), so it is kept as a resource: read {uri} "
-                "with resources/read for all of it. It starts with:\n{preview}"
-            ),
-            "ko": (
-                "{tool!r}의 결과가 커서({size}자) 리소스로 보관했습니다. 전체는 resources/read로 {uri}을(를) "
-                "읽으세요. 앞부분:\n{preview}"
-            ),
-        },
-    }
-)
 
 
 class KeptResults:
@@ -129,6 +109,7 @@ class DataHandlers:
         page_size: int,
         rounds: RoundLedger | None = None,
         kept: KeptResults | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.runner = runner
@@ -136,8 +117,8 @@ class DataHandlers:
         self.page_size = page_size
         self.kept = kept if kept is not None else KeptResults()
         self.rounds = rounds if rounds is not None else RoundLedger()
-        # Handshake-era subscriptions: session id -> (its session, the URIs it follows).
-        self._subscribers: dict[str, tuple[ServerSession, set[str]]] = {}
+        # Handshake-era subscriptions are kept with the rest of each session's state.
+        self.sessions = sessions if sessions is not None else Sessions()
 
     # -- resources ---------------------------------------------------------------------------
     async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> Any:  # a wire dict
@@ -150,7 +131,9 @@ class DataHandlers:
 
     async def read(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
-        kept = self.kept.get(uri, identity_of(ctx).name) if uri.startswith(KEPT_SCHEME) else None
+        kept = None
+        if uri.startswith(KEPT_SCHEME):  # read from the store (maybe a file) off the loop
+            kept = await anyio.to_thread.run_sync(self.kept.get, uri, identity_of(ctx).name)
         if kept is not None:
             return {"resultType": "complete", "contents": kept}
         found = self.catalogue.find_resource(uri)
@@ -178,39 +161,29 @@ class DataHandlers:
         return {"resultType": "complete", "contents": contents(uri, value, entry.mime_type)}
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
-        session_id = session_id_of(ctx)
-        if session_id:
-            _, uris = self._subscribers.setdefault(session_id, (ctx.session, set()))
-            uris.add(str(params.uri))
+        state = self.sessions.get(session_id_of(ctx))
+        if state is not None:
+            if state.session is None:
+                state.session = ctx.session
+            state.subscriptions.add(str(params.uri))
         return {}
 
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> Any:
-        entry = self._subscribers.get(session_id_of(ctx) or "")
-        if entry is not None:
-            entry[1].discard(str(params.uri))
+        state = self.sessions.get(session_id_of(ctx))
+        if state is not None:
+            state.subscriptions.discard(str(params.uri))
         return {}
-
-    def forget_session(self, session_id: str) -> None:
-        self._subscribers.pop(session_id, None)
-
-    def sessions_kept(self) -> set[str]:
-        return set(self._subscribers)
 
     async def resource_updated(self, uri: str) -> None:
         await self.bus.publish(ResourceUpdated(uri=uri))
-        for session_id, (session, uris) in list(self._subscribers.items()):
-            if uri in uris:
+        for state in self.sessions.reachable():
+            if uri in state.subscriptions and state.session is not None:
                 try:
-                    await session.send_resource_updated(uri)
-                except Exception:  # the client went away
-                    self._subscribers.pop(session_id, None)
-
-    async def resources_changed(self, legacy: list[ServerSession]) -> None:
-        await self.bus.publish(ResourcesListChanged())
-        for session in legacy:
-            await session.send_resource_list_changed()
+                    await state.session.send_resource_updated(uri)
+                except Exception:  # the client went away: its session ends soon, and its state with it
+                    state.subscriptions.clear()
 
     # -- prompts -----------------------------------------------------------------------------------
     async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> Any:  # a wire dict

@@ -2,21 +2,18 @@
 
 Spec 2025-11-25 server/tools "Security Considerations": servers MUST validate inputs, implement
 access controls, rate-limit invocations and sanitize outputs. Validation and approval live in the
-server; this module adds per-tool rate limits and timeouts, idempotent replays, output sanitizing
-and the audit log (`_audit`: one JSON line per call, on disk as the call ends).
+server; this module adds per-tool rate limits and timeouts, idempotent replays and output
+sanitizing, each a step of the call pipeline (`_pipeline`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
 import os
 import threading
-import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,62 +21,16 @@ import anyio.from_thread
 import anyio.to_thread
 
 from ..core._arguments import argument_problems, compile_validator
-from ..core._errors import AuditLogWarning
 from ..core._guards import RateLimited, TokenBucket, sanitize_result
 from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ..core._results import error_result
 from ..core._store import DEFAULT_LEASE, Store
 from ..core._store_sqlite import SQLiteStore
 from ..core._store_url import store_opener
-from ..core._text import add_messages, t
-from ._audit import AuditLog
+from ..core._text import t
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "guard.unclean_output": {
-            "en": (
-                "The tool's structured result held control characters (terminal escapes, bidi overrides or "
-                "invisible tag characters), which are removed before anything is sent; without them it no "
-                "longer matches the tool's output schema: {problems}. The tool must return plain text in "
-                "its structured result: tell the person who wrote it."
-            ),
-            "ko": (
-                "도구의 구조화된 결과에 제어 문자(터미널 이스케이프, 양방향 재정렬 문자, 보이지 않는 태그 문자)가 "
-                "들어 있었습니다. 이런 문자는 보내기 전에 지우는데, 지우고 나니 출력 스키마에 맞지 않습니다: "
-                "{problems}. 도구가 구조화된 결과에 평범한 텍스트만 돌려주어야 합니다. 도구를 만든 사람에게 "
-                "알리세요."
-            ),
-        },
-        "audit.write_failed": {
-            "en": (
-                "The audit log {path} could not be written ({error}): tool calls are not on record there "
-                "until it can be written again. Free disk space or fix the file's permissions; the calls "
-                "themselves still run."
-            ),
-            "ko": (
-                "감사 로그 {path}에 쓰지 못했습니다({error}). 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다. "
-                "디스크 공간을 비우거나 파일 권한을 고치세요. 호출 자체는 그대로 실행됩니다."
-            ),
-        },
-    }
-)
-
-add_messages(
-    {
-        "guard.store_and_path": {
-            "en": (
-                "serve() got both store= and idempotency_path=, which both say where state is kept. Use "
-                "store= alone (idempotency_path=P is store='sqlite:///P')."
-            ),
-            "ko": (
-                "serve()에 store=와 idempotency_path=를 함께 주었습니다. 둘 다 상태를 둘 곳을 정합니다. store=만 "
-                "쓰세요(idempotency_path=P는 store='sqlite:///P'와 같습니다)."
-            ),
-        },
-    }
-)
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 
@@ -114,15 +65,8 @@ def server_store(
     return lambda: SQLiteStore(idempotency_path)
 
 
-def default_audit_path() -> Path:
-    folder = os.environ.get("MCP_NOTEBOOK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mcp-notebook"
-    )
-    return Path(folder) / "audit.jsonl"
-
-
 class Guardrails:
-    """Rate limits, timeouts, idempotency, sanitizing and auditing for one server.
+    """Rate limits, timeouts, idempotency and sanitizing for one server.
 
     What outlives a call is scoped to the identity that made it: each identity has its own rate
     limit bucket per tool (one client cannot lock the notebook out of its own tool), and stored
@@ -146,7 +90,6 @@ class Guardrails:
         self,
         *,
         max_output_chars: int = 1_000_000,
-        audit_log: str | os.PathLike[str] | None = None,
         idempotency_path: str | os.PathLike[str] | None = None,
         store: Store | str | None = None,
         server_name: str = "mcp-notebook",
@@ -154,15 +97,12 @@ class Guardrails:
         self._open_store = server_store(store, idempotency_path)  # a bad setting fails here, not later
         self._owns_store = not isinstance(store, Store)
         self.max_output_chars = max_output_chars
-        self.audit = AuditLog(audit_log) if audit_log is not None else None
         self.server_name = server_name
         self._store: Store | None = None
         self._idempotency: IdempotencyStore | None = None
         self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
         self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
-        self.audit_error: str | None = None  # why the last audit write failed; None while writing works
-        self.audit_listeners: list[Callable[[str | None], None]] = []  # told when that changes
 
     def set_client(self, client: str) -> contextvars.Token[str]:
         """Make `client` (an identity, proven by its credential) the `current_client` of this call."""
@@ -263,50 +203,6 @@ class Guardrails:
             return clean
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
-    def record(self, record: Any) -> None:
-        """Write one call to the audit log; a failure is reported (`audit_error`, a warning), never raised."""
-        if self.audit is None:
-            return
-        try:
-            self.audit.record(
-                client=record.client,
-                claimed=record.claimed,
-                tool=record.tool,
-                arguments=record.arguments,
-                decision=record.decision,
-                outcome=record.outcome,
-                is_error=record.is_error,
-                duration_ms=round(record.duration * 1000, 3),
-                protocol_version=record.protocol_version,
-            )
-        except Exception as exc:  # a full disk must not fail the call it records: it is reported instead
-            self._audit_failed(f"{type(exc).__name__}: {exc}")
-        else:
-            if self.audit_error is not None:
-                self._audit_changed(None)
-
-    def _audit_failed(self, error: str) -> None:
-        first = self.audit_error is None
-        self._audit_changed(error)
-        if not first:
-            return  # once per failure streak: a failing disk must not flood the notebook
-        assert self.audit is not None
-        message = t("audit.write_failed", path=self.audit.path, error=error)
-        logger.warning("%s", message)
-        # Warnings turned into errors (-W error) must still never fail the call being recorded.
-        with contextlib.suppress(AuditLogWarning):
-            warnings.warn(message, AuditLogWarning, stacklevel=2)
-
-    def _audit_changed(self, error: str | None) -> None:
-        self.audit_error = error
-        for listener in list(self.audit_listeners):
-            try:
-                listener(error)
-            except Exception:  # a display callback must never fail a call
-                logger.exception("audit listener failed")
-
     def close(self) -> None:
-        if self.audit is not None:
-            self.audit.close()
         if self._store is not None and self._owns_store:
             self._store.close()

@@ -3,7 +3,11 @@
 One endpoint serves both protocol eras (the SDK routes each request by its
 ``MCP-Protocol-Version``). What this module adds to the SDK, and why:
 
-- ``tools/call`` with error layering, approval, guardrails and a record of every call (`_calls`).
+- one call pipeline (`_pipeline`): every request is recorded once, for the activity view, the audit
+  log and the notebook's views; ``tools/call`` runs its steps in it: error layering, approval,
+  guardrails (`_calls`).
+- what handshake-era sessions asked for (log level, subscriptions), kept per session and dropped
+  when the session ends (`_session_state`).
 - change notifications to both eras: handshake-era sessions get
   ``notifications/tools/list_changed`` on their GET stream; 2026-07-28 clients get it on their
   ``subscriptions/listen`` stream (through the SDK's subscription bus).
@@ -38,13 +42,16 @@ from ..core._identity import Identities, Identity, identity_of
 from ..core._questions import RoundLedger
 from ..core._secrets import new_token
 from ..runtime._execution import ToolRunner
-from ._activity import DEFAULT_MAX_BYTES, ActivityLog, session_id_of
+from ._activity import DEFAULT_MAX_BYTES, ActivityLog
 from ._approval import ApprovalPolicy
+from ._audit import AuditTrail
 from ._calls import ToolCalls
 from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
+from ._pipeline import CallPipeline
 from ._sdk_compat import default_discover
+from ._session_state import Sessions, session_id_of
 from .http._gate import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
@@ -83,6 +90,7 @@ class ToolServer:
         name: str = "mcp-notebook",
         history: int = 500,
         history_bytes: int = DEFAULT_MAX_BYTES,
+        audit_log: str | os.PathLike[str] | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -95,13 +103,20 @@ class ToolServer:
         self.guards = guards if guards is not None else Guardrails()
         # Who may call, and whom each credential proves (the HTTP gate reads it on every request).
         self.identities = identities if identities is not None else Identities(new_token())
-        self.log = ActivityLog(history, self.guards, max_bytes=history_bytes)
+        # Every request is one call of the pipeline; each finished record goes to its sinks, in order:
+        # the audit log first (it writes the arguments before the activity log clips large ones), the
+        # activity log, then whoever listens (the notebook's views).
+        self.audit = AuditTrail(audit_log)
+        self.log = ActivityLog(history, max_bytes=history_bytes)
+        self.pipeline = CallPipeline()
+        self.pipeline.sinks += [self.audit, self.log.keep]
         self.calls = self.log.calls  # tools/call only
         self.activity = self.log.activity  # every request
-        self.call_listeners = self.log.listeners
+        self.call_listeners = self.pipeline.sinks  # the notebook's views subscribe here
+        # What each handshake-era session asked for, dropped when it ends (the HTTP session manager says).
+        self.sessions = Sessions()
         self._bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self._bus)
-        self._legacy_sessions: dict[str, ServerSession] = {}
         # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
         # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
         # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
@@ -113,7 +128,7 @@ class ToolServer:
         self.rounds = RoundLedger(ttl=security.ttl)
         # Large results are kept in the server's store, scoped to this server (and the caller).
         kept = KeptResults(self.guards.store, server=self.guards.server_name)
-        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept)
+        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept, self.sessions)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
             "tools/list",
@@ -122,20 +137,19 @@ class ToolServer:
             "resources/read",
             "prompts/list",
         )
-        # Handshake-era logging/setLevel, per session (2026-07-28 opts in per request instead).
-        self._log_levels: dict[str, str] = {}
         self.tool_calls = ToolCalls(
             catalogue=catalogue,
             runner=runner,
             approval=self.approval,
             guards=self.guards,
-            log=self.log,
+            pipeline=self.pipeline,
+            sessions=self.sessions,
             boundary=self.boundary,
             kept=self.data.kept,
             rounds=self.rounds,
             result_limit=result_limit,
-            log_levels=self._log_levels,
         )
+        observed = self.pipeline.observed
         self.sdk = _NotebookServer(
             name,
             version=__version__,
@@ -143,18 +157,16 @@ class ToolServer:
             instructions=INSTRUCTIONS,
             cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
             get_tool_input_schema=self._input_schema,
-            on_list_tools=self.log.observed("tools/list", self._list_tools),
-            on_call_tool=self.tool_calls,  # records itself, in full
-            on_list_resources=self.log.observed("resources/list", self.data.list_resources),
-            on_list_resource_templates=self.log.observed(
-                "resources/templates/list", self.data.list_templates
-            ),
-            on_read_resource=self.log.observed("resources/read", self.data.read),
-            on_subscribe_resource=self.log.observed("resources/subscribe", self.data.subscribe),
-            on_unsubscribe_resource=self.log.observed("resources/unsubscribe", self.data.unsubscribe),
-            on_list_prompts=self.log.observed("prompts/list", self.data.list_prompts),
-            on_get_prompt=self.log.observed("prompts/get", self._get_prompt),
-            on_completion=self.log.observed("completion/complete", self.data.complete),
+            on_list_tools=observed("tools/list", self._list_tools),
+            on_call_tool=self.tool_calls,  # opens its call itself, and runs its steps in it
+            on_list_resources=observed("resources/list", self.data.list_resources),
+            on_list_resource_templates=observed("resources/templates/list", self.data.list_templates),
+            on_read_resource=observed("resources/read", self.data.read),
+            on_subscribe_resource=observed("resources/subscribe", self.data.subscribe),
+            on_unsubscribe_resource=observed("resources/unsubscribe", self.data.unsubscribe),
+            on_list_prompts=observed("prompts/list", self.data.list_prompts),
+            on_get_prompt=observed("prompts/get", self._get_prompt),
+            on_completion=observed("completion/complete", self.data.complete),
             on_subscriptions_listen=self.listen_handler,
         )
         # A notification handler, not a middleware: it costs nothing on every other request.
@@ -164,12 +176,12 @@ class ToolServer:
         self.sdk.add_request_handler(
             "logging/setLevel",
             types.SetLevelRequestParams,
-            self.log.observed("logging/setLevel", self._set_level),
+            observed("logging/setLevel", self._set_level),
         )
         # One list of versions everywhere: server/discover names every version this endpoint serves,
         # as the -32022 answer does (a client of either era learns it can fall back).
         self.sdk.add_request_handler(
-            "server/discover", types.RequestParams, self.log.observed("server/discover", self._discover)
+            "server/discover", types.RequestParams, observed("server/discover", self._discover)
         )
 
     def answers_at_once(self, request: Mapping[str, Any], identity: Identity) -> bool:
@@ -231,9 +243,9 @@ class ToolServer:
 
     # -- logging and discovery ------------------------------------------------------------------
     async def _set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> Any:
-        session_id = session_id_of(ctx)
-        if session_id:
-            self._log_levels[session_id] = params.level
+        state = self.sessions.get(session_id_of(ctx))
+        if state is not None:
+            state.log_level = params.level
         return {}
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
@@ -244,9 +256,9 @@ class ToolServer:
     async def _on_initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         # Handshake-era sessions have no public registry in the SDK: remember each one to notify it later.
         if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-            session_id = session_id_of(ctx)
-            if session_id:
-                self._legacy_sessions[session_id] = ctx.session
+            state = self.sessions.get(session_id_of(ctx))
+            if state is not None:
+                state.session = ctx.session
 
     async def notify(self, kind: str) -> None:
         """Tell every connected client, of either era, about a catalogue change.
@@ -258,28 +270,23 @@ class ToolServer:
             return
         event, send = _LIST_EVENTS[kind]
         await self._bus.publish(event)
-        for session_id, session in list(self._legacy_sessions.items()):
+        for state in self.sessions.reachable():
+            session = state.session
+            if session is None:
+                continue
             try:
                 await send(session)
-            except Exception:  # the client went away: forget its session
-                self._legacy_sessions.pop(session_id, None)
-
-    async def notify_tools_changed(self) -> None:
-        await self.notify("tools")
-
-    def forget_session(self, session_id: str) -> None:
-        """A handshake-era session ended: drop what was kept for it (its session, log level, subscriptions)."""
-        self._legacy_sessions.pop(session_id, None)
-        self._log_levels.pop(session_id, None)
-        self.data.forget_session(session_id)
-
-    def sessions_kept(self) -> set[str]:
-        """The handshake-era sessions something is kept for (to notify them, or their log level)."""
-        return set(self._legacy_sessions) | set(self._log_levels) | self.data.sessions_kept()
+            except Exception:  # the client went away: its session ends soon, and its state with it
+                state.session = None
 
     def close_streams(self) -> None:
         """End 2026-era listen streams gracefully (before the HTTP server shuts down)."""
         self.listen_handler.close()
+
+    def close(self) -> None:
+        """Close what the server opened: the audit log, the idempotency store; safe to call twice."""
+        self.audit.close()
+        self.guards.close()
 
 
 def _principal(ctx: ServerRequestContext[Any]) -> str:

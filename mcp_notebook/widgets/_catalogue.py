@@ -14,31 +14,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..core._catalogue import Catalogue
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..linter._lint import lint
 from ._tryit import TryIt
-
-add_messages(
-    {
-        "catalogue.tools": {"en": "Tools: the model decides", "ko": "도구(Tools): 모델이 정합니다"},
-        "catalogue.resources": {
-            "en": "Resources: the application decides",
-            "ko": "리소스(Resources): 애플리케이션이 정합니다",
-        },
-        "catalogue.prompts": {
-            "en": "Prompts: the user decides",
-            "ko": "프롬프트(Prompts): 사용자가 정합니다",
-        },
-        "catalogue.claims": {"en": "claims (not verified)", "ko": "주장 (검증되지 않음)"},
-        "catalogue.hidden": {"en": "notebook only", "ko": "노트북 전용"},
-        "catalogue.try": {"en": "Try {tool}", "ko": "{tool} 써 보기"},
-        "catalogue.parameters": {
-            "en": "parameter|type|required|default|allowed|description",
-            "ko": "매개변수|타입|필수|기본값|허용 범위|설명",
-        },
-        "catalogue.output": {"en": "output schema", "ko": "출력 스키마"},
-    }
-)
 
 
 class CatalogueView(widgets.VBox):

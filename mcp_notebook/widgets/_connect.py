@@ -13,18 +13,7 @@ import ipywidgets as widgets
 
 from ..client._configs import CLIENTS, config_usage
 from ..client._hub import hub_location
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "connect.client": {"en": "Client", "ko": "클라이언트"},
-        "connect.check": {"en": "Check connection", "ko": "연결 확인"},
-        "connect.pick": {
-            "en": "Pick a client: its configuration carries a token of its own, made for it now.",
-            "ko": "클라이언트를 고르세요. 그 클라이언트만의 토큰을 지금 만들어 설정에 넣어 줍니다.",
-        },
-    }
-)
+from ..core._text import t
 
 
 class ConnectView(widgets.VBox):

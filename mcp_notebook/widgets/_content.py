@@ -19,34 +19,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..client._results import media_type
-from ..core._text import add_messages, t
-
-add_messages(
-    {
-        "view.keys": {"en": "{count} keys", "ko": "키 {count}개"},
-        "view.items": {"en": "{count} items", "ko": "항목 {count}개"},
-        "view.more": {"en": "… {count} more not shown", "ko": "… 표시하지 않은 {count}개 더"},
-        "view.table": {"en": "table: {rows} rows × {columns} columns", "ko": "표: {rows}행 × {columns}열"},
-        "view.link": {"en": "Resource link", "ko": "리소스 링크"},
-        "view.embedded": {"en": "Embedded resource", "ko": "포함된 리소스"},
-        "view.read": {"en": "Read it", "ko": "읽기"},
-        "view.reading": {"en": "Reading {uri} …", "ko": "{uri} 읽는 중 …"},
-        "view.bytes": {"en": "{size} bytes", "ko": "{size}바이트"},
-        "view.blob": {"en": "Binary data, {size} bytes", "ko": "바이너리 데이터, {size}바이트"},
-        "view.bad_data": {
-            "en": "Could not decode the {kind} data: {error}",
-            "ko": "{kind} 데이터를 디코딩하지 못했습니다: {error}",
-        },
-        "view.not_media": {
-            "en": "Not shown: {kind} data whose type {mime} is not a plain {kind}/* type ({size} bytes).",
-            "ko": "보여 주지 않음: 유형 {mime}인 {kind} 데이터({size}바이트). 평범한 {kind}/* 유형이 아닙니다.",
-        },
-        "view.unknown_block": {
-            "en": "Unknown content type {kind!r}:",
-            "ko": "알 수 없는 콘텐츠 유형 {kind!r}:",
-        },
-    }
-)
+from ..core._text import t
 
 MAX_ITEMS = 200  # per JSON container and per table: a huge result must not freeze the browser
 MAX_DEPTH = 40

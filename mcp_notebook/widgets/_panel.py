@@ -11,48 +11,11 @@ import ipywidgets as widgets
 
 from ..core._guards import visible, visible_html
 from ..core._identity import claims
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..server._approval import ApprovalRequest
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
-
-add_messages(
-    {
-        "panel.title": {"en": "MCP server", "ko": "MCP 서버"},
-        "panel.approval": {"en": "approval", "ko": "승인"},
-        "panel.stopped": {"en": "stopped", "ko": "멈춤"},
-        "panel.activity": {"en": "Activity", "ko": "활동 기록"},
-        "panel.catalogue": {"en": "Catalogue", "ko": "카탈로그"},
-        "panel.connect": {"en": "Connect an AI client", "ko": "AI 클라이언트 연결"},
-        "panel.no_activity": {"en": "No calls yet.", "ko": "아직 호출이 없습니다."},
-        "panel.asks": {
-            "en": "{client} wants to run the tool {tool}",
-            "ko": "{client} 클라이언트가 {tool} 도구를 실행하려고 합니다",
-        },
-        "panel.name": {"en": "name", "ko": "이름"},
-        "panel.unknown_client": {"en": "A client", "ko": "이름을 밝히지 않은"},
-        "panel.claims": {
-            "en": "The server's own claims about this tool (not verified):",
-            "ko": "이 도구에 대한 서버의 주장 (검증되지 않음):",
-        },
-        "panel.arguments": {"en": "Arguments", "ko": "인자"},
-        "panel.approve": {"en": "Approve", "ko": "승인"},
-        "panel.deny": {"en": "Deny", "ko": "거절"},
-        "panel.always": {"en": "Always allow this tool", "ko": "이 도구는 항상 허용"},
-        "panel.decided": {"en": "Decision: {decision}", "ko": "결정: {decision}"},
-        "panel.time_left": {"en": "{seconds} s left", "ko": "{seconds}초 남음"},
-        "panel.withdrawn": {
-            "en": "Withdrawn: the client went away, so the call will not run.",
-            "ko": "취소됨: 클라이언트의 연결이 끊겨 호출을 실행하지 않습니다.",
-        },
-        "entry.details": {"en": "Details", "ko": "자세히"},
-        "panel.audit_failing": {
-            "en": "⚠ Audit log not written: {error}. Tool calls are not on record until it can be written again.",
-            "ko": "⚠ 감사 로그를 쓰지 못했습니다: {error}. 다시 쓸 수 있을 때까지 도구 호출이 기록되지 않습니다.",
-        },
-    }
-)
 
 
 class ApprovalPrompt(widgets.VBox):
@@ -146,7 +109,7 @@ class ServerPanel(widgets.VBox):
         server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
         server.tool_server.call_listeners.append(self.show_call)
-        server.tool_server.guards.audit_listeners.append(self._audit_changed)
+        server.tool_server.audit.listeners.append(self._audit_changed)
         for request in server.pending:
             self.show_request(request)
 
@@ -158,7 +121,7 @@ class ServerPanel(widgets.VBox):
             if mode == "auto"
             else ""
         )
-        error = self.server.tool_server.guards.audit_error
+        error = self.server.tool_server.audit.error
         if error is not None:
             warning += (
                 f"<div style='color:#b3261e'>{html.escape(t('panel.audit_failing', error=error))}</div>"
@@ -198,7 +161,7 @@ class ServerPanel(widgets.VBox):
         for listeners, listener in (
             (self.server.approval.listeners, self.show_request),
             (self.server.tool_server.call_listeners, self.show_call),
-            (self.server.tool_server.guards.audit_listeners, self._audit_changed),
+            (self.server.tool_server.audit.listeners, self._audit_changed),
         ):
             if listener in listeners:
                 listeners.remove(listener)

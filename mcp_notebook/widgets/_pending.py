@@ -21,31 +21,8 @@ import ipywidgets as widgets
 from ..client._calls import call
 from ..core._errors import MCPNotebookError
 from ..core._guards import visible_html
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..runtime._loop import runtime
-
-add_messages(
-    {
-        "pending.asks": {
-            "en": "Run the tool {tool} with these arguments?",
-            "ko": "도구 {tool}을(를) 이 인자로 실행할까요?",
-        },
-        "pending.waiting": {"en": "waiting for a decision", "ko": "결정을 기다리는 중"},
-        "pending.approve": {"en": "Approve", "ko": "승인"},
-        "pending.deny": {"en": "Deny", "ko": "거절"},
-        "pending.running": {"en": "running", "ko": "실행 중"},
-        "pending.done": {"en": "done", "ko": "완료"},
-        "pending.denied": {"en": "denied", "ko": "거절됨"},
-        "pending.undecided": {
-            "en": "The call to {tool!r} has not been approved yet: click Approve above (or call .approve()), then ask for the result.",
-            "ko": "{tool!r} 호출이 아직 승인되지 않았습니다. 위의 승인 버튼을 누르거나 .approve()를 부른 뒤 결과를 요청하세요.",
-        },
-        "pending.was_denied": {
-            "en": "The call to {tool!r} was denied, so it did not run.",
-            "ko": "{tool!r} 호출을 거절했으므로 실행하지 않았습니다.",
-        },
-    }
-)
 
 
 class CallDenied(MCPNotebookError):

@@ -16,27 +16,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..core._text import add_messages, t
+from ..core._text import t
 from ._tryit import field_for
-
-add_messages(
-    {
-        "ask.elicit": {"en": "The server asks: {message}", "ko": "서버가 묻습니다: {message}"},
-        "ask.accept": {"en": "Send", "ko": "보내기"},
-        "ask.decline": {"en": "Decline", "ko": "거절"},
-        "ask.cancel": {"en": "Cancel", "ko": "취소"},
-        "ask.sampling": {
-            "en": "The server asks the client's model to write a reply. You are the model here: write it, or reject.",
-            "ko": "서버가 클라이언트의 모델에게 답을 써 달라고 요청합니다. 여기서는 여러분이 모델입니다: 답을 쓰거나 거절하세요.",
-        },
-        "ask.reject": {"en": "Reject", "ko": "거절"},
-        "ask.answered": {"en": "answered: {action}", "ko": "응답함: {action}"},
-        "ask.waiting": {
-            "en": "The call to {tool} is waiting for your answer above; its result will appear here.",
-            "ko": "{tool} 호출이 위의 답을 기다리고 있습니다. 결과는 여기에 나타납니다.",
-        },
-    }
-)
 
 
 class _Question(widgets.VBox):

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 from ..client._calls import read_resource
 from ..client._results import CallResult, PromptResult, ReadResult
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
-from ..core._text import add_messages, t
+from ..core._text import t
 from ._content import (
     PRE,
     EmbeddedResourceView,
@@ -30,54 +30,6 @@ from ._content import (
     esc,
     media_widget,
     records_of,
-)
-
-add_messages(
-    {
-        "view.tool_layer": {
-            "en": "Tool-execution layer: the tool ran (or tried to) and reports a problem. The model reads this message and can correct its call.",
-            "ko": "도구 실행 계층: 도구가 실행되었거나 실행하려다 문제를 알렸습니다. 모델이 이 메시지를 읽고 호출을 고칠 수 있습니다.",
-        },
-        "view.protocol_label": {
-            "en": "Protocol error (JSON-RPC {code}{name})",
-            "ko": "프로토콜 오류 (JSON-RPC {code}{name})",
-        },
-        "view.protocol_layer": {
-            "en": "Protocol layer: the server refused the request itself, so no tool ran and there is no result. Check the method, the name and the shape of the request.",
-            "ko": "프로토콜 계층: 서버가 요청 자체를 거절했으므로 도구는 실행되지 않았고 결과도 없습니다. 메서드, 이름, 요청 형식을 확인하세요.",
-        },
-        "view.invalid_label": {
-            "en": "Invalid result (rejected by the client)",
-            "ko": "잘못된 결과 (클라이언트가 거부함)",
-        },
-        "view.invalid_layer": {
-            "en": "Protocol layer: the server answered, but the answer breaks the protocol (for example structured content that does not match the output schema), so the client rejected it.",
-            "ko": "프로토콜 계층: 서버가 응답했지만 그 응답이 프로토콜을 어겨서(예: 출력 스키마에 맞지 않는 구조화된 내용) 클라이언트가 거부했습니다.",
-        },
-        "view.connection_label": {"en": "Connection error", "ko": "연결 오류"},
-        "view.connection_layer": {
-            "en": "Transport layer: the server could not be reached or did not answer in time; the request may never have arrived.",
-            "ko": "전송 계층: 서버에 연결하지 못했거나 제때 응답이 없었습니다. 요청이 서버에 닿지 않았을 수도 있습니다.",
-        },
-        "view.other_layer": {
-            "en": "Not an answer from a server: raised in this notebook.",
-            "ko": "서버의 응답이 아니라 이 노트북에서 발생한 오류입니다.",
-        },
-        "view.structured": {
-            "en": "Structured content (structuredContent)",
-            "ko": "구조화된 내용 (structuredContent)",
-        },
-        "view.error_data": {"en": "Error data", "ko": "오류 데이터"},
-        "view.running": {"en": "Running {tool} …", "ko": "{tool} 실행 중 …"},
-        "view.progress_of": {"en": "{progress:g} of {total:g}", "ko": "{total:g} 중 {progress:g}"},
-        "view.progress_count": {"en": "{progress:g} so far", "ko": "지금까지 {progress:g}"},
-        "view.pending_repr": {"en": "<tool call {tool}: {status}>", "ko": "<도구 호출 {tool}: {status}>"},
-        "view.waiting": {"en": "waiting for progress", "ko": "진행 상황 기다리는 중"},
-        "view.unsupported": {
-            "en": "ResultView shows a CallResult, ReadResult, PromptResult or a tools/call result dict, not {what}. For an exception use ErrorView.of(exc).",
-            "ko": "ResultView는 CallResult, ReadResult, PromptResult 또는 tools/call 결과 dict를 보여 줍니다. {what}은(는) 보여 줄 수 없습니다. 예외라면 ErrorView.of(exc)를 쓰세요.",
-        },
-    }
 )
 
 # JSON-RPC's own names for its codes (language-neutral: they are what specifications and logs say).

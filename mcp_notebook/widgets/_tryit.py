@@ -16,18 +16,8 @@ import ipywidgets as widgets
 
 from ..client._calls import call
 from ..core._arguments import argument_problems, compile_validator
-from ..core._text import add_messages, t
+from ..core._text import t
 from ..runtime._loop import runtime
-
-add_messages(
-    {
-        "tryit.call": {"en": "Call", "ko": "호출"},
-        "tryit.bad_json": {
-            "en": "{field}: not valid JSON ({error})",
-            "ko": "{field}: 올바른 JSON이 아닙니다 ({error})",
-        },
-    }
-)
 
 
 def field_for(name: str, schema: dict[str, Any], required: bool) -> widgets.Widget:

@@ -19,7 +19,7 @@ import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, set_language, tool
 from mcp_notebook.core import _text
 from mcp_notebook.lessons import Exercise, Feedback, ch00, ch01
-from tests.lessons.conftest import WordExerciseChecks
+from tests.lessons.conftest import ALL_EXERCISES, WordExerciseChecks
 
 EXERCISES: dict[str, Exercise] = {
     f"ch{ex.chapter}.{ex.name}": ex
@@ -60,7 +60,7 @@ WRONG: list[tuple[str, Any, str]] = [
     (
         "ch00.q1",
         {**RIGHT["ch00.q1"], "notebook_kernel": "host"},
-        "'notebook_kernel': 호스트(으)로 골랐습니다",
+        "'notebook_kernel': 호스트로 골랐습니다",
     ),
     ("ch00.q2", {"tool": "user", "resource": "app", "prompt": "user"}, "사람이 도구를 하나하나"),
     ("ch00.q2", {"tool": "model", "resource": "model", "prompt": "user"}, "LLM이 대화를 보고 알아서"),
@@ -162,13 +162,27 @@ def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@pytest.mark.parametrize("key", [key for key in _text.all_keys() if key.startswith("lessons.")])
+@pytest.mark.parametrize("key", [key for key in _text.catalogue("en") if key.startswith("lessons.")])
 def test_each_lesson_message_is_in_korean_and_english(key: str) -> None:
-    messages = _text._MESSAGES[key]
-    assert set(messages) == {"en", "ko"}
-    assert messages["en"].strip() and messages["ko"].strip()
-    assert fields(messages["en"]) == fields(messages["ko"])
-    assert any("\uac00" <= ch <= "\ud7a3" for ch in messages["ko"]), key
+    english, korean = _text.catalogue("en")[key], _text.catalogue("ko")[key]
+    assert english.strip() and korean.strip()
+    assert fields(english) == fields(korean)
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in korean), key
+
+
+@pytest.mark.parametrize("key", sorted(ALL_EXERCISES))
+def test_each_exercise_text_is_in_korean_and_english_and_chooses_its_particles(key: str) -> None:
+    exercise = ALL_EXERCISES[key]
+    texts = dict(exercise._texts)
+    vocabulary = getattr(exercise, "vocabulary", None)
+    if vocabulary is not None:
+        for category in vocabulary._categories.values():
+            texts[f"vocab.{category.id}.label"] = category.label
+            texts[f"vocab.{category.id}.meaning"] = category.meaning
+    assert {"title", "question", "explanation", "hint.1"} <= texts.keys()
+    for name, (korean, english) in texts.items():
+        assert korean.strip() and english.strip(), name
+        assert not re.search(r"을\(를\)|이\(가\)|은\(는\)|과\(와\)|\((으|이)\)", korean), (name, korean)
 
 
 def test_feedback_is_a_small_value_object() -> None:
@@ -222,7 +236,7 @@ def test_a_tool_under_another_name_is_pointed_at(server: Any, catalogue: Catalog
         return f"Hello, {name}!"
 
     assert ch00.q5.check().kind == "not_attempted"
-    assert "채점기는 'greet'을(를) 찾습니다" in repr(ch00.q5.check(hello))
+    assert "채점기는 'greet'을 찾습니다" in repr(ch00.q5.check(hello))
 
 
 def test_the_checker_starts_and_stops_a_server_when_none_runs() -> None:
@@ -308,7 +322,7 @@ def test_a_good_converter_is_accepted_through_the_server(server: Any, catalogue:
         ("no_tool_error", "ToolError"),
         ("bad_formula", "섭씨를 화씨로 바꾸는 식"),
         ("no_output_schema", "outputSchema가 없습니다"),
-        ("optional_value", "'value'이(가) 필수가 아닙니다"),
+        ("optional_value", "'value'가 필수가 아닙니다"),
     ],
 )
 def test_a_flawed_converter_is_rejected_with_the_right_advice(

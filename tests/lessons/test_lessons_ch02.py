@@ -36,7 +36,7 @@ WRONG: list[tuple[str, Any, str]] = [
     ("q1", {**RIGHT["q1"], "runbook": "tool"}, "모델의 결정이 끼어들 자리"),
     ("q1", {**RIGHT["q1"], "restart_service": "resource"}, "무언가를 바꾸는 동작"),
     ("q1", {**RIGHT["q1"], "incident_report": "tool"}, "모델이 아니라 사람"),
-    ("q1", {**RIGHT["q1"], "search_tickets": "prompt"}, "'search_tickets': Prompt(프롬프트)(으)로 골랐습니다"),
+    ("q1", {**RIGHT["q1"], "search_tickets": "prompt"}, "'search_tickets': Prompt(프롬프트)로 골랐습니다"),
     ("q2", "resources/list", "고정 URI만"),
     ("q2", "resources/read", "URI를 이미 알 때"),
     ("q2", "templates/list", "같은 접두어"),
@@ -44,7 +44,7 @@ WRONG: list[tuple[str, Any, str]] = [
     ("q2", "resources/templates", "기대한 답이 아닙니다"),
     ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "text", "settings_json": "text"}, "메모장"),
     ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "blob"}, "base64로 감쌀 필요"),
-    ("q3", {"readme": "text", "logo": "text", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "text"}, "'logo': text(글)(으)로 골랐습니다"),
+    ("q3", {"readme": "text", "logo": "text", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "text"}, "'logo': text(글)로 골랐습니다"),
     ("q4", "A", "알림은 가볍게"),
     ("q4", "C", "한 번 알리고 끝나지 않습니다"),
     ("q4", "D", "내용은 주지 않습니다"),
@@ -147,11 +147,11 @@ def test_a_template_written_with_literal_is_accepted_too(server: Any, catalogue:
 @pytest.mark.parametrize(
     ("flaw", "advice"),
     [
-        ("static", "'data://sales/north'은(는) 변수가 없는 고정 URI"),
+        ("static", "'data://sales/north'는 변수가 없는 고정 URI"),
         ("variable_name", "템플릿이 'data://sales/{name}'입니다"),
         ("no_description", "설명(description)이 없거나 너무 짧습니다(0자)"),
         ("text", "dict는 JSON으로 직렬화되어"),
-        ("zero_for_unknown", "data://sales/atlantis을(를) 읽었더니 내용이 돌아왔습니다"),
+        ("zero_for_unknown", "data://sales/atlantis를 읽었더니 내용이 돌아왔습니다"),
         ("zero_for_unknown", "raise KeyError"),
         ("no_completion", "region에 ''까지 입력했을 때의 자동 완성 후보가 []입니다"),
         ("no_completion", "completers="),
@@ -173,7 +173,7 @@ def test_a_function_without_resource_is_named_as_such(server: Any) -> None:
 
     assert ch02.q5.check().kind == "not_attempted"
     assert "리소스로 등록되지 않았습니다" in repr(ch02.q5.check(sales_by_region))
-    assert "resources/templates/list에 'data://sales/{x}'이(가) 없습니다" in repr(
+    assert "resources/templates/list에 'data://sales/{x}'가 없습니다" in repr(
         ch02.q5.check("data://sales/{x}")
     )
 

@@ -50,7 +50,7 @@ WRONG: list[tuple[str, Any, str]] = [
     ("q4", {**RIGHT["q4"], "slow_queries_report": "tool"}, "슬래시(`/`)로 시작하는"),
     ("q4", {**RIGHT["q4"], "orders_schema": "tool"}, "배경 지식은 앱이 먼저"),
     ("q4", {**RIGHT["q4"], "sql_style_guide": "prompt"}, "규칙 문서는 사람이 명령으로"),
-    ("q4", {**RIGHT["q4"], "explain_plan": "prompt"}, "'explain_plan': Prompt(프롬프트)(으)로 골랐습니다"),
+    ("q4", {**RIGHT["q4"], "explain_plan": "prompt"}, "'explain_plan': Prompt(프롬프트)로 골랐습니다"),
 ]
 
 
@@ -176,25 +176,25 @@ def test_the_model_answer_passes_through_the_server(shell: InteractiveShell) -> 
         (
             "str_level",
             [
-                "'level'의 후보를 물었더니(입력한 글자: '') []이(가) 왔습니다",
+                "'level'의 후보를 물었더니(입력한 글자: '') []가 왔습니다",
                 '"level": "guru"} 요청이 성공했습니다',
                 "typing.Literal",
             ],
         ),
         (
             "wrong_values",
-            ['["easy", "hard"]이(가) 왔습니다', "'beginner'은(는) ['easy', 'hard'] 중 하나가 아닙니다"],
+            ['["easy", "hard"]가 왔습니다', "'beginner'는 ['easy', 'hard'] 중 하나가 아닙니다"],
         ),
-        ("required_level", ["인자 'level'이(가) 필수로 되어 있습니다", "기본값 'beginner'"]),
+        ("required_level", ["인자 'level'이 필수로 되어 있습니다", "기본값 'beginner'"]),
         (
             "optional_query",
             [
-                "인자 'query'이(가) 필수(required: true)가 아닙니다",
+                "인자 'query'가 필수(required: true)가 아닙니다",
                 '{"level": "beginner"} 요청이 성공했습니다',
             ],
         ),
-        ("same_text", ["level이(가) 'beginner'일 때와 'expert'일 때 메시지가 똑같습니다"]),
-        ("no_query", [f"보낸 값 {SAMPLE!r}이(가) 없습니다"]),
+        ("same_text", ["level이 'beginner'일 때와 'expert'일 때 메시지가 똑같습니다"]),
+        ("no_query", [f"보낸 값 {SAMPLE!r}이 없습니다"]),  # "... > 30": 삼십이
         ("no_description", ["설명(description)이 없거나 너무 짧습니다(0자)"]),
         ("fails", ["프로토콜 오류가 되었습니다: [-32603]", "RuntimeError: template file not found"]),
         ("assistant_only", ["user 메시지가 없습니다"]),
@@ -242,7 +242,7 @@ def test_a_prompt_under_another_name_is_pointed_at(server: Any, catalogue: Catal
 
     assert ch03.q5.check().kind == "not_attempted"
     shown = repr(ch03.q5.check(sql_help))
-    assert "채점기는 'explain_sql'을(를) 찾습니다" in shown and "@prompt(name='explain_sql')" in shown
+    assert "채점기는 'explain_sql'을 찾습니다" in shown and "@prompt(name='explain_sql')" in shown
 
 
 def test_the_checker_starts_and_stops_a_server_when_none_runs() -> None:

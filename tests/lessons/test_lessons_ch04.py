@@ -199,7 +199,7 @@ def test_the_model_answer_itself_passes_through_the_server(
         ("value_error", "`ValueError:`"),
         ("value_error", 'raise ToolError("...")'),
         ("no_end_check", "20시에 끝나서 반납 시각을 넘깁니다"),
-        ("vague_message", "오류 메시지에 'start_hour'이(가) 없습니다"),
+        ("vague_message", "오류 메시지에 'start_hour'가 없습니다"),
         ("vague_message", "언제까지 반납해야 하는지(18시)"),
         ("strict_end", "18시에 딱 반납하는 대여는 허용해야"),
         ("free_station", "'station'에 enum(허용 값 목록)이 없습니다"),

@@ -41,7 +41,7 @@ WRONG: list[tuple[str, Any, str]] = [
     ("q2", {**RIGHT["q2"], "meta": "both"}, "연결을 맺을 때 한 번으로"),
     ("q2", {**RIGHT["q2"], "input_responses": "handshake"}, "답만 POST했습니다"),
     ("q2", {**RIGHT["q2"], "unknown_tool": "handshake"}, "4장에서 악수 시대로"),
-    ("q2", {**RIGHT["q2"], "discover": "both"}, "'discover': 둘 다(으)로 골랐습니다"),
+    ("q2", {**RIGHT["q2"], "discover": "both"}, "'discover': 둘 다로 골랐습니다"),
     ("q3", "A", "질문을 보낸 서버와 답을 받는 서버가"),
     ("q3", "C", "실패한 것이 아니라 아직 끝나지 않은 것"),
     ("q3", "D", "405"),

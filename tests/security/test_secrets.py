@@ -158,7 +158,7 @@ async def test_a_failed_audit_write_is_reported_once_and_shown_until_it_recovers
         assert srv.audit_error is not None and "No space left" in srv.audit_error
         assert "Audit log not written" in panel.header.value
         # Space is freed (here: the log goes to a writable file): the warning ends, the panel clears.
-        srv.tool_server.guards.audit = AuditLog(tmp_path / "audit.jsonl")
+        srv.tool_server.audit.log = AuditLog(tmp_path / "audit.jsonl")
         async with connect(srv, "auto") as client:
             await client.call_tool("connect_db", {"dsn": "x", "note": "y"})
         assert srv.audit_error is None

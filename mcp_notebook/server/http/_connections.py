@@ -31,16 +31,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ...core._text import add_messages, t
-
-add_messages(
-    {
-        "limits.bad_number": {
-            "en": "{variable} must be a number greater than 0 (e.g. {example}), got {value!r}.",
-            "ko": "{variable}은(는) 0보다 큰 수여야 합니다(예: {example}). 받은 값: {value!r}.",
-        },
-    }
-)
+from ...core._text import t
 
 HEADER_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_HEADER_TIMEOUT"
 BODY_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_BODY_TIMEOUT"

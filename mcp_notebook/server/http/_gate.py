@@ -40,8 +40,9 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import FORWARDED_USER_HEADER, STATE_KEY, Identities, Identity
-from ...core._text import add_messages, t
+from ...core._text import t
 from .._sdk_compat import adopt_session_manager
+from .._session_state import Sessions
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._sessions import (
@@ -58,62 +59,6 @@ SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024  # the SDK's own default
-
-add_messages(
-    {
-        "http.not_json": {
-            "en": (
-                "This MCP endpoint reads JSON-RPC messages as JSON, but the request says Content-Type {got}. "
-                "Send the header 'Content-Type: application/json' with a JSON body."
-            ),
-            "ko": (
-                "이 MCP 엔드포인트는 JSON-RPC 메시지를 JSON으로 읽는데, 요청의 Content-Type이 {got}입니다. "
-                "JSON 본문과 함께 'Content-Type: application/json' 헤더를 보내세요."
-            ),
-        },
-        "http.too_large": {
-            "en": (
-                "The request body is larger than this server accepts ({limit} bytes = {mib}). Send less: "
-                "pass large data as a file path or a resource rather than inline. To raise the limit, set "
-                "the environment variable {variable} (e.g. {variable}={example}) before starting the server."
-            ),
-            "ko": (
-                "요청 본문이 이 서버가 받는 크기({limit}바이트 = {mib})보다 큽니다. 더 적게 보내세요: 큰 데이터는 "
-                "인자에 직접 넣지 말고 파일 경로나 리소스로 넘기세요. 한도를 올리려면 서버를 시작하기 전에 환경 변수 "
-                "{variable}을(를) 설정하세요(예: {variable}={example})."
-            ),
-        },
-        "http.bad_host": {
-            "en": (
-                "This MCP server answers only requests addressed to this machine by a loopback name "
-                "({allowed}) with a port, but the request's Host header is {host}. Connect to "
-                "http://127.0.0.1:<port>/mcp (srv.url). A web page whose own name was pointed at this machine "
-                "(DNS rebinding) is refused here."
-            ),
-            "ko": (
-                "이 MCP 서버는 이 컴퓨터를 루프백 이름({allowed})과 포트로 부른 요청에만 답합니다. 그런데 요청의 "
-                "Host 헤더 값은 {host}입니다. http://127.0.0.1:<포트>/mcp (srv.url)로 연결하세요. 자기 도메인 이름을 "
-                "이 컴퓨터로 돌린 웹 페이지(DNS 리바인딩)는 여기서 거절됩니다."
-            ),
-        },
-        "http.bad_origin": {
-            "en": (
-                "Requests from web pages are accepted only from pages on this machine (http or https, "
-                "host {allowed}, any port), but the request's Origin header is {origin}. A page on another "
-                "site must not drive the notebook's kernel. MCP clients that are not browsers send no Origin."
-            ),
-            "ko": (
-                "웹 페이지가 보낸 요청은 이 컴퓨터의 페이지(http 또는 https, 호스트 {allowed}, 포트는 무엇이든)에서 온 "
-                "것만 받습니다. 그런데 요청의 Origin 헤더 값은 {origin}입니다. 다른 사이트의 페이지가 노트북 커널을 "
-                "움직여서는 안 됩니다. 브라우저가 아닌 MCP 클라이언트는 Origin을 보내지 않습니다."
-            ),
-        },
-        "http.bad_max_request_bytes": {
-            "en": "{variable} must be a whole number of bytes greater than 0 (e.g. {example}), got {value!r}.",
-            "ko": "{variable}은(는) 0보다 큰 바이트 수(정수)여야 합니다(예: {example}). 받은 값: {value!r}.",
-        },
-    }
-)
 
 
 def max_request_bytes() -> int:
@@ -512,8 +457,7 @@ def build_app(
     host: str,
     max_body: int | None = None,
     answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
-    hung_up: Callable[[str, str], None] | None = None,
-    on_session_end: Callable[[str], None] | None = None,
+    sessions: Sessions | None = None,
     session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_PER_IDENTITY,
 ) -> ASGIApp:
@@ -523,8 +467,8 @@ def build_app(
     `max_body`: the largest request body in bytes; default ``MCP_NOTEBOOK_MAX_REQUEST_BYTES`` or 4 MiB.
     `answers_at_once(request, identity)`: whether a request (a JSON-RPC dict) sends nothing before its
     result and waits for no one, so one JSON body can answer it; None: the SDK's own choice, always.
-    `hung_up(session_id, request_id)`: the client of a streamed handshake-era tools/call disconnected.
-    `on_session_end(session_id)`: called when a handshake-era session ends, however it ends.
+    `sessions`: the state of each handshake-era session (`_session_state`): made when one opens,
+    dropped when it ends, however it ends; told when the client of a streamed tools/call hangs up.
     `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
     and one credential holds at most that many (`_sessions`).
     """
@@ -544,6 +488,8 @@ def build_app(
     manager = adopt_session_manager(
         sdk_server, SessionManager if answers_at_once is not None else LimitedSessionManager
     )
-    manager.limit(max_sessions, session_idle_timeout)
-    manager.on_session_end = on_session_end
-    return Gate(app, identities, limit, answers_at_once, hung_up=hung_up, addresses=AddressCheck(host))
+    sessions = sessions if sessions is not None else Sessions()
+    manager.limit(max_sessions, session_idle_timeout, sessions)
+    return Gate(
+        app, identities, limit, answers_at_once, hung_up=sessions.client_gone, addresses=AddressCheck(host)
+    )

@@ -75,8 +75,7 @@ async def run_http(
         identities=tools.identities,
         host=host,
         answers_at_once=tools.answers_at_once,
-        hung_up=tools.tool_calls.client_gone,
-        on_session_end=tools.forget_session,
+        sessions=tools.sessions,
         session_idle_timeout=session_idle_timeout,
         max_sessions=max_sessions,
     )

@@ -7,6 +7,9 @@ more, its oldest *idle* session (no request in flight, no open GET stream) is cl
 if all of them are busy, the new one is refused with a 429 that says why and what to do. Idle
 sessions end after ``idle_timeout`` seconds (10 minutes by default).
 
+Whose each session is lives with the rest of its state (`_session_state.Sessions`): the manager
+makes that state when it admits a session and drops it when the session ends, however it ends.
+
 2026-07-28 requests have no sessions: none of this applies to them.
 """
 
@@ -15,35 +18,18 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from starlette.types import Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identity
-from ...core._text import add_messages, t
+from ...core._text import t
 from .._sdk_compat import HookedSessionManager, requests_in_flight
+from .._session_state import Sessions
 
 logger = logging.getLogger(__name__)
 
-add_messages(
-    {
-        "sessions.full": {
-            "en": (
-                "This credential already has {count} sessions open, the most one credential may hold, and "
-                "every one of them is busy (a request or a GET stream in flight). End one you no longer "
-                "need (HTTP DELETE with its Mcp-Session-Id header) or wait for one to finish; idle sessions "
-                "are closed to make room, and after {minutes:g} minutes on their own."
-            ),
-            "ko": (
-                "이 인증 정보로 이미 세션 {count}개가 열려 있어 더 열 수 없고, 모두 요청이나 GET 스트림을 처리하는 "
-                "중입니다. 필요 없는 세션을 끝내거나(그 Mcp-Session-Id 헤더로 HTTP DELETE) 하나가 끝나기를 "
-                "기다리세요. 쉬고 있는 세션은 자리를 내주려고 닫히고, {minutes:g}분이 지나면 저절로도 닫힙니다."
-            ),
-        },
-    }
-)
 
 DEFAULT_IDLE_TIMEOUT = 600.0
 DEFAULT_PER_IDENTITY = 32
@@ -66,15 +52,14 @@ class LimitedSessionManager(HookedSessionManager):
     """
 
     per_identity = DEFAULT_PER_IDENTITY
-    _owners: dict[str, str]  # session id -> identity, in the order sessions were opened
-    # Told of every session that ends (DELETE, idle timeout, crash, closed to make room), so that what
-    # the server kept for it (subscriptions, log level) goes with it.
-    on_session_end: Callable[[str], None] | None = None
+    # The state of each open session (whose it is, among the rest): made when a session is admitted,
+    # dropped when it ends (DELETE, idle timeout, crash, closed to make room), so nothing outlives it.
+    sessions: Sessions
 
-    def limit(self, per_identity: int, idle_timeout: float) -> None:
+    def limit(self, per_identity: int, idle_timeout: float, sessions: Sessions) -> None:
         self.per_identity = per_identity
         self.session_idle_timeout = idle_timeout
-        self._owners = {}
+        self.sessions = sessions
 
     def open_sessions(self) -> int:
         """How many handshake-era sessions are open now (all identities)."""
@@ -107,21 +92,15 @@ class LimitedSessionManager(HookedSessionManager):
             mine.remove(idle)
         transport = super().admit(requestor)
         if transport is not None and transport.mcp_session_id is not None:
-            self._owners[transport.mcp_session_id] = identity
+            self.sessions.opened(transport.mcp_session_id, identity)
         return transport
 
     async def discard(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        self._owners.pop(session_id, None)
+        self.sessions.ended(session_id)
         await super().discard(session_id, transport)
-        if self.on_session_end is not None:
-            self.on_session_end(session_id)
 
     def _sessions_of(self, identity: str) -> list[str]:
-        return [
-            session
-            for session, owner in self._owners.items()
-            if owner == identity and self.transport_of(session) is not None
-        ]
+        return [session for session in self.sessions.of(identity) if self.transport_of(session) is not None]
 
     def _full_and_busy(self, identity: str) -> bool:
         mine = self._sessions_of(identity)
@@ -134,7 +113,7 @@ class LimitedSessionManager(HookedSessionManager):
     def _close(self, session: str) -> None:
         """End `session` now: its id answers 404 from here on, its transport ends in the background."""
         self.close_session(session)
-        self._owners.pop(session, None)
+        self.sessions.ended(session)
         logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
 
 

@@ -1,0 +1,239 @@
+"""One call, one pipeline: every request the server answers is one `Call`, opened once and finished once.
+
+The steps, in order. Any step may end the call: the first four with a protocol error (HTTP status or
+JSON-RPC error), the others with an ``isError`` result the model can read and act on. Nothing
+re-implements a step elsewhere; what comes next (tasks, replicas) plugs in here::
+
+    gate        token -> identity, Host/Origin, body size           http/_gate.Gate
+    protocol    era (MCP-Protocol-Version), method                  the SDK
+    -- open     `CallPipeline.open`: the `CallRecord` (identity, claim, era, request id, start)
+    lookup      a hidden tool is an unknown one: -32602             _calls.ToolCalls._lookup
+    rounds      2026-07-28 requestState: verified, answered once    the SDK's boundary; _calls._steps
+    arguments   the tool's input schema                             _calls._check_arguments
+    rate limit  per identity, per tool                              _calls._limit_rate (_guardrails)
+    workers     earlier calls still holding the tool's threads      _calls._check_workers
+    approval    per identity, per definition                        _calls._approve (_approval)
+    run         worker thread or kernel pump; timeout; cancel       _calls._run, _execute (_guardrails.run)
+    shaping     content, structured, keep-if-large for the caller's _calls._execute, _guardrails.finish
+                identity only, sanitize
+    -- finish   `Call.__exit__`, however the call ended (result, protocol error, refusal, cancellation,
+                hang-up): duration, outcome, is_error, error; then each sink in order:
+    sinks       audit log (tools/call only: `_audit.AuditTrail`), activity log
+                (`_activity.ActivityLog.keep`), the notebook's views (`ToolServer.call_listeners`)
+    answer      the SDK writes the result or the error
+
+Every other request (lists, reads, prompts, completion, logging/setLevel, server/discover) goes
+through the same open and finish, its handler in between (`CallPipeline.observed`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from ..core._identity import claims, identity_of
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]
+Sink = Callable[["CallRecord"], None]
+
+
+@dataclass
+class CallRecord:
+    """One request as the server saw it, from its arrival to its answer (kept for the activity view)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    client: str | None  # the identity its credential proved: "notebook", "owner" or a client's name
+    protocol_version: str
+    started: float
+    duration: float = 0.0
+    is_error: bool = False
+    outcome: str = ""
+    stdout: str = ""
+    decision: str = "not-needed"
+    result: dict[str, Any] = field(default_factory=dict)
+    request_id: Any = None
+    method: str = "tools/call"
+    error: dict[str, Any] | None = None
+    rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
+    claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
+    size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
+    # A call of a tool the caller may not see (unknown, or hidden from it): audited, but not a call of a tool.
+    unknown: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def who(self) -> str:
+        """The identity, and what the client claims to be when that differs (for people to read)."""
+        claim = claims(self.client, self.claimed)
+        return f"{self.client or '?'} ({claim})" if claim else self.client or "?"
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON-RPC request and response of this call, as the server read and answered them."""
+        params = (
+            {"name": self.tool, "arguments": self.arguments, **self.rounds}
+            if self.method == "tools/call"
+            else self.arguments
+        )
+        answer = {"error": self.error} if self.error is not None else {"result": self.result}
+        return {
+            "request": {"jsonrpc": "2.0", "id": self.request_id, "method": self.method, "params": params},
+            "response": {"jsonrpc": "2.0", "id": self.request_id, **answer},
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of the activity export."""
+        return {
+            "time": self.started,
+            "method": self.method,
+            "client": self.client,
+            "claimed": self.claimed,
+            "protocol_version": self.protocol_version,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "decision": self.decision,
+            "outcome": self.outcome,
+            "is_error": self.is_error,
+            "duration_ms": round(self.duration * 1000, 3),
+            "stdout": self.stdout,
+            **self.wire(),
+        }
+
+
+class Call:
+    """One request on its way through the pipeline: owns its `CallRecord` and finishes it once.
+
+    Used as a context manager around everything the server does for the request. The steps write
+    what they learn into `record` (decision, outcome, stdout, result); leaving the block, however
+    it is left, finishes the record and hands it to the sinks.
+    """
+
+    __slots__ = ("_clock", "_sinks", "record")
+
+    def __init__(self, record: CallRecord, sinks: list[Sink]) -> None:
+        self.record = record
+        self._sinks = sinks
+        self._clock = time.perf_counter()
+
+    def __enter__(self) -> Call:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        record = self.record
+        if exc is not None:
+            ended(record, exc)
+        record.duration = time.perf_counter() - self._clock
+        for sink in list(self._sinks):
+            try:
+                sink(record)
+            except Exception:  # an audit write, a display callback: none of them may fail the call
+                logger.exception("call sink failed")
+
+
+def ended(record: CallRecord, exc: BaseException) -> None:
+    """Put on `record` how an exception ended its call: a protocol error, a hang-up, or a failure."""
+    if isinstance(exc, MCPError):
+        record.outcome, record.is_error = f"error {exc.code}", True
+        record.error = {"code": exc.code, "message": exc.error.message}
+    elif isinstance(exc, anyio.get_cancelled_exc_class()):
+        # The client hung up (the SDK cancels the handler) or the server stops: what did run stays on record.
+        record.outcome = (
+            f"{record.outcome} (client disconnected)" if record.outcome else "client disconnected"
+        )
+        record.is_error = True
+    else:  # a failure of the server's own (the SDK answers it as an internal error)
+        record.outcome, record.is_error = type(exc).__name__, True
+        record.error = {"code": types.INTERNAL_ERROR, "message": str(exc)}
+
+
+class CallPipeline:
+    """Opens a `Call` per request and tells each finished record to the sinks, in order.
+
+    `sinks` is the list to subscribe to (the audit trail, the activity log, then the notebook's views).
+    """
+
+    def __init__(self) -> None:
+        self.sinks: list[Sink] = []
+
+    def open(
+        self,
+        ctx: ServerRequestContext[Any],
+        method: str,
+        subject: str,
+        arguments: dict[str, Any],
+        *,
+        client: str | None = None,
+        decision: str = "not-needed",
+    ) -> Call:
+        """A new `Call` for the request behind `ctx`: `subject` is the tool, prompt or resource it names.
+
+        `client` is the caller's identity when the step that opens the call knows it already.
+        """
+        record = CallRecord(
+            tool=subject,
+            arguments=arguments,
+            client=client if client is not None else identity_of(ctx).name,
+            claimed=claimed_name(ctx),
+            protocol_version=ctx.protocol_version,
+            started=time.time(),
+            request_id=ctx.request_id,
+            method=method,
+            decision=decision,
+        )
+        return Call(record, self.sinks)
+
+    def observed(self, method: str, handler: Handler) -> Handler:
+        """`handler` (of a request other than tools/call) between the pipeline's open and finish."""
+
+        async def observed(ctx: ServerRequestContext[Any], params: Any) -> Any:
+            sent = {key: value for key, value in (ctx.params or {}).items() if key != "_meta"}
+            subject = str(sent.get("name") or sent.get("uri") or "")
+            with self.open(ctx, method, subject, sent, decision="-") as call:
+                result = await handler(ctx, params)
+                call.record.outcome = "ok"
+                call.record.result = _bounded(dumped(result))
+                return result
+
+        return observed
+
+
+def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:
+    """The name the client gives itself (``clientInfo.name``): shown as a claim, never used as a key."""
+    client = ctx.session.client_params
+    return client.client_info.name if client is not None else None
+
+
+def dumped(result: Any) -> dict[str, Any]:
+    if hasattr(result, "model_dump"):
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
+    return dict(result) if isinstance(result, dict) else {}
+
+
+SEALED = "<sealed>"
+"""What the activity log shows for a ``requestState``: the client got it encrypted (it cannot read or
+change it), so the log never shows the plaintext the server keeps inside."""
+
+_KEPT_ITEMS = 10
+
+
+def _bounded(result: dict[str, Any]) -> dict[str, Any]:
+    """A list result with its first items only: a log of 10,000 full tools/list pages would not fit."""
+    for key in ("tools", "resources", "resourceTemplates", "prompts"):
+        items = result.get(key)
+        if isinstance(items, list) and len(items) > _KEPT_ITEMS:
+            more = len(items) - _KEPT_ITEMS
+            return {**result, key: [*items[:_KEPT_ITEMS], f"... {more} more (not kept in the activity log)"]}
+    return result
