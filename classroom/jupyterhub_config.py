@@ -44,7 +44,7 @@ c.Spawner.environment = {
 
 # -- limits, measured for lessons (classroom/README.md, "Capacity") -------------------------------------
 # One student: the Jupyter server (~140 MiB) and a lesson kernel with %mcp_serve, pandas and
-# matplotlib (~190 MiB). 1 GiB leaves room for a second notebook; the guarantee is what TLJH's
+# matplotlib (~200 MiB). 1 GiB leaves room for a second notebook; the guarantee is what TLJH's
 # systemd spawner reserves.
 c.Spawner.mem_limit = "1G"
 c.Spawner.mem_guarantee = "512M"

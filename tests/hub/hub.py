@@ -207,6 +207,15 @@ class Hub:
         )
         return kernel_id, Kernel(connection_file=str(found))
 
+    def stop_kernel(self, name: str, kernel_id: str) -> None:
+        """Shut down a kernel of user `name`'s server (its REST API, as JupyterLab does)."""
+        answer = httpx.delete(
+            f"{self.url}/user/{name}/api/kernels/{kernel_id}",
+            headers={"Authorization": f"token {self.admin_token}"},
+            timeout=60,
+        )
+        assert answer.status_code == 204, answer.text
+
     def stop(self) -> None:
         self.process.terminate()
         try:
