@@ -192,17 +192,20 @@ def test_memory_of_one_student_server(classroom: Classroom) -> None:
 
 
 def test_stopping_a_students_server_frees_its_port_and_leaves_the_others(classroom: Classroom) -> None:
+    others = ("bob", "carol")
+    probe = "[srv.port, __import__('os').getpid(), len(srv.activity)]"
+    before = {name: classroom.kernels[name].json(probe) for name in others}
     mcp_port = int(classroom.kernels["alice"].json("srv.port"))
     classroom.kernels["alice"].shutdown()
     del classroom.kernels["alice"]
     classroom.hub.stop_server("alice")
 
-    def refused() -> bool:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
-            probe.settimeout(2)
-            return probe.connect_ex(("127.0.0.1", mcp_port)) != 0
+    def refused(port: int) -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe_socket:
+            probe_socket.settimeout(2)
+            return probe_socket.connect_ex(("127.0.0.1", port)) != 0
 
-    wait_until(refused, 30, "alice's in-kernel server still listens")
+    wait_until(lambda: refused(mcp_port), 30, "alice's in-kernel server still listens")
     gone = httpx.post(
         classroom.mcp_url("alice"),
         json=INITIALIZE,
@@ -210,8 +213,15 @@ def test_stopping_a_students_server_frees_its_port_and_leaves_the_others(classro
     )
     assert gone.status_code != 200
 
-    async def bob_still_works() -> str:
-        async with connect(classroom.mcp_url("bob"), classroom.tokens["bob"], "auto") as client:
+    async def still_works(name: str) -> str:
+        async with connect(classroom.mcp_url(name), classroom.tokens[name], "auto") as client:
             return str((await client.call_tool("whoami", {})).content[0].text)
 
-    assert anyio.run(bob_still_works) == "jupyter:bob"
+    for name in others:
+        port, pid, seen = before[name]
+        assert not refused(port), f"{name}'s in-kernel server stopped with alice's"
+        assert anyio.run(still_works, name) == f"jupyter:{name}"
+        # The same kernel and the same server, not a restarted one: same process, same port, and its
+        # activity log kept what it had.
+        after = classroom.kernels[name].json(probe)
+        assert after[:2] == [port, pid] and after[2] > seen
