@@ -260,8 +260,9 @@ class Classroom:
 @contextlib.contextmanager
 def running_classroom(folder: Path) -> Iterator[Classroom]:
     """A hub with three students whose notebooks each ran `SERVE`, a teacher in the group
-    ``instructors``, and the class's progress service; each student holds a hub token for their own
-    server (``access:servers!user=NAME``), the teacher one with the teacher's full permissions."""
+    ``instructors``, a hub admin outside that group, and the class's progress service; each student
+    holds a hub token for their own server (``access:servers!user=NAME``), the teacher and the admin
+    one with their full permissions."""
     from tests.jupyter.servers import SERVE
 
     service_port = free_port()
@@ -277,14 +278,14 @@ def running_classroom(folder: Path) -> Iterator[Classroom]:
     }
     with running_hub(
         folder,
-        admins=[],
+        admins=["dean"],
         services=[service],
         roles=[{"name": "mcp-progress", "scopes": ["read:users"], "services": ["mcp-progress"]}],
         environment={"MCP_NOTEBOOK_PROGRESS_URL": f"http://127.0.0.1:{service_port}/services/mcp-progress/"},
         extra='c.JupyterHub.load_groups = {"instructors": {"users": ["teacher"]}}',
     ) as hub:
         room = Classroom(hub)
-        hub.add_users(*STUDENTS, "teacher")
+        hub.add_users(*STUDENTS, "teacher", "dean")
         hub.start_servers(*STUDENTS)
         try:
             for student in STUDENTS:
@@ -293,6 +294,7 @@ def running_classroom(folder: Path) -> Iterator[Classroom]:
                 room.kernels[student].run(SERVE, timeout=120).raise_for_error()
                 room.tokens[student] = hub.token_for(student, [f"access:servers!user={student}"])
             room.tokens["teacher"] = hub.token_for("teacher")
+            room.tokens["dean"] = hub.token_for("dean")
             yield room
         finally:
             for kernel in room.kernels.values():

@@ -129,8 +129,17 @@ def test_the_instructor_sees_the_class_table_and_a_student_does_not(classroom: C
             "bob": {"00/q4": {"outcome": "incorrect", "attempts": 1}},
         },
     }
+    assert table("dean").json() == seen.json()  # a hub admin, not in the group
     refused = table("alice")
     assert refused.status_code == 403 and "instructors" in refused.json()["message"]
+    # Not even with all of a student's own permissions, nor with none.
+    everything = httpx.get(
+        table_url, headers={"Authorization": f"token {classroom.hub.token_for('bob')}"}, timeout=30
+    )
+    assert everything.status_code == 403
+    assert httpx.get(table_url, timeout=30).status_code == 401
+    browser = httpx.get(f"{classroom.hub.url}/services/mcp-progress/", timeout=30)
+    assert browser.status_code == 302 and "/hub/" in browser.headers["location"]  # the hub's login
     page = httpx.get(
         f"{classroom.hub.url}/services/mcp-progress/",
         headers={"Authorization": f"token {classroom.tokens['teacher']}"},
