@@ -98,20 +98,20 @@ def check_records(body: Any) -> list[dict[str, Any]]:
     """The records of a POST body, or ValueError saying what is wrong."""
     records = body.get("records") if isinstance(body, dict) else None
     if not isinstance(records, list) or not 0 < len(records) <= MAX_RECORDS:
-        raise ValueError("'records' must be a list of 1 or more records")
+        raise ValueError(t("progress.record.list"))
     for index, record in enumerate(records):
         if not isinstance(record, dict):
-            raise ValueError(f"record {index} is not an object")
+            raise ValueError(t("progress.record.object", index=index))
         for key in ("chapter", "exercise"):
             if not isinstance(record.get(key), str) or not _SHORT.fullmatch(record[key]):
-                raise ValueError(f"record {index}: {key} must be 1-32 letters, digits, '.', '_' or '-'")
+                raise ValueError(t("progress.record.short", index=index, key=key))
         if record.get("outcome") not in ("correct", "incorrect"):
-            raise ValueError(f"record {index}: outcome must be 'correct' or 'incorrect'")
+            raise ValueError(t("progress.record.outcome", index=index))
         attempts = record.get("attempts")
         if not isinstance(attempts, int) or isinstance(attempts, bool) or not 0 <= attempts <= 100_000:
-            raise ValueError(f"record {index}: attempts must be a whole number from 0")
+            raise ValueError(t("progress.record.attempts", index=index))
         if not isinstance(record.get("time"), str) or not _TIME.fullmatch(record["time"]):
-            raise ValueError(f"record {index}: time must be an ISO 8601 time")
+            raise ValueError(t("progress.record.time", index=index))
     return [
         {key: record[key] for key in ("chapter", "exercise", "outcome", "attempts", "time")}
         for record in records
@@ -149,10 +149,10 @@ class RecordsHandler(_Handler):
     async def post(self) -> None:
         token = self.hub_auth.get_token(self, in_cookie=False)
         if not token:
-            raise web.HTTPError(401, "an API token is required (Authorization: token ...)")
+            raise web.HTTPError(401, t("progress.token_required"))
         user = await self.hub_auth.user_for_token(token, sync=False)
         if not user or user.get("kind", "user") != "user":
-            raise web.HTTPError(403, "the token does not belong to a hub user")
+            raise web.HTTPError(403, t("progress.not_a_user"))
         try:
             records = check_records(json.loads(self.request.body or b"null"))
         except ValueError as problem:
@@ -168,7 +168,7 @@ class _InstructorsOnly(_Handler):
             if browser:
                 self.redirect(self.hub_auth.login_url + "?next=" + self.request.uri)  # the hub's login
                 raise web.Finish()
-            raise web.HTTPError(401, "log in to the hub, or send an API token (Authorization: token ...)")
+            raise web.HTTPError(401, t("progress.login_required"))
         group = os.environ.get(GROUP_VARIABLE, "instructors")
         model = await self._model(str(user["name"]))
         if not (model.get("admin") or group in (model.get("groups") or [])):

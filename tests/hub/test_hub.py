@@ -151,6 +151,27 @@ def test_the_instructor_sees_the_class_table_and_a_student_does_not(classroom: C
     assert '"outcome": "correct"' in local and "tools/list" not in local and "tools/call" not in local
 
 
+def test_a_malformed_record_is_refused_with_what_to_fix(classroom: Classroom) -> None:
+    url = f"{classroom.hub.url}/services/mcp-progress/api/records"
+    bad = {
+        "chapter": "../00",
+        "exercise": "q1",
+        "outcome": "correct",
+        "attempts": 1,
+        "time": "2026-01-01T00:00:00Z",
+    }
+    answer = httpx.post(
+        url,
+        json={"records": [bad]},
+        headers={"Authorization": f"token {classroom.tokens['bob']}"},
+        timeout=30,
+    )
+    assert answer.status_code == 400
+    assert "record 0: chapter must be 1-32 letters" in answer.json()["message"]
+    nobody = httpx.post(url, json={"records": [bad]}, timeout=30)
+    assert nobody.status_code == 401 and "Authorization: token" in nobody.json()["message"]
+
+
 def _memory(pid: int) -> dict[str, float]:
     """Resident and proportional memory of process `pid`, in MiB."""
     status = Path(f"/proc/{pid}/status").read_text()
