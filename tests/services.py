@@ -1,0 +1,116 @@
+"""Real servers the service tests run against: Debian's ``redis-server`` and ``haproxy``.
+
+Each starts on 127.0.0.1 with a port the OS picked, is waited for on a condition (a line it
+prints, a port that answers), never a sleep, and is stopped by its own pid. ``scripts/check``
+installs both when they are missing (``scripts/_services.sh``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A port the OS gives out now (free until someone else takes it: callers retry on a clash)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 30.0, process: subprocess.Popen[str] | None = None) -> None:
+    """Until something accepts connections on 127.0.0.1:`port` (polling with a deadline)."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the process on port {port} ended with {process.returncode}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+        threading.Event().wait(delay)  # a poll interval with a deadline, not a synchronisation sleep
+        delay = min(delay * 2, 0.1)
+
+
+class Lines:
+    """The lines a process prints, read on a thread, waited for by content."""
+
+    def __init__(self, stream: object) -> None:
+        self.seen: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: object) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._queue.get(timeout=max(0.01, deadline - time.monotonic()))
+            if line is None:
+                raise RuntimeError(f"the process ended before printing {text!r}: {self.seen[-20:]}")
+            self.seen.append(line)
+            if text in line:
+                return line
+
+
+class RedisServer:
+    """``redis-server`` on 127.0.0.1, nothing saved to disk, stopped by its pid."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError(
+                "redis-server is missing: scripts/check installs it (apt-get install redis-server)"
+            )
+        for _ in range(5):
+            self.port = free_port()
+            self.process = subprocess.Popen(
+                [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            lines = Lines(self.process.stdout)
+            try:
+                lines.wait_for("Ready to accept connections")
+                return
+            except RuntimeError:  # the port was taken meanwhile: another one
+                self.process.wait(10)
+        raise RuntimeError(f"redis-server did not start: {lines.seen[-10:]}")
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    try:
+        yield server
+    finally:
+        server.stop()
