@@ -69,6 +69,22 @@ def is_shared(target: Store | str) -> bool:
     return isinstance(target, str) and target.partition("://")[0] in _REDIS_SCHEMES
 
 
+# The store and name of the server this process serves (set by `serve()` and by an exported app):
+# `HandleStore(shared=True)` keeps its handles there, so they follow the server's store.
+_serving: tuple[Callable[[], Store], str] | None = None
+
+
+def serve_store_as(opener: Callable[[], Store], name: str) -> None:
+    """Make `opener`'s store (and `name`) the one of the server this process serves."""
+    global _serving
+    _serving = (opener, name)
+
+
+def serving_store() -> tuple[Callable[[], Store], str] | None:
+    """The store opener and name of the server this process serves, or None before one starts."""
+    return _serving
+
+
 def open_store(target: Store | str) -> Store:
     """The store `target` names, opened (see `store_opener`)."""
     return store_opener(target)()
