@@ -8,10 +8,12 @@ installs both when they are missing (``scripts/_services.sh``).
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -114,3 +116,121 @@ def redis_server() -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+class Replica:
+    """An exported app (``app.py`` in `folder`) served by uvicorn or gunicorn on 127.0.0.1.
+
+    `workers` > 1 runs that many worker processes behind one port (``--workers``); the process
+    this object holds is then their parent. Ready once every worker has said it started (its
+    JSON ``"event": "start"`` line) and the port answers.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        environ: dict[str, str],
+        *,
+        workers: int = 1,
+        server: str = "uvicorn",
+        module: str = "app:app",
+    ) -> None:
+        for _ in range(5):
+            self.port = free_port()
+            if server == "uvicorn":
+                command = [sys.executable, "-m", "uvicorn", module, "--app-dir", str(folder)]
+                command += ["--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"]
+                if workers > 1:
+                    command += ["--workers", str(workers)]
+            else:  # gunicorn's process manager, uvicorn's worker class
+                command = [sys.executable, "-m", "gunicorn", "-k", "uvicorn.workers.UvicornWorker"]
+                command += [
+                    "-w",
+                    str(workers),
+                    "-b",
+                    f"127.0.0.1:{self.port}",
+                    "--chdir",
+                    str(folder),
+                    module,
+                ]
+            self.process = subprocess.Popen(
+                command, cwd=folder, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
+            self.lines = Lines(self.process.stdout)
+            try:
+                for _ in range(workers):
+                    self.lines.wait_for('"event": "start"', timeout=60)
+                wait_for_port(self.port, process=self.process)
+                return
+            except BaseException:
+                _stop(self.process)
+                if any("address already in use" in line.lower() for line in self.lines.seen):
+                    continue  # the port was taken meanwhile: another one
+                raise RuntimeError(f"{server} did not start: {self.lines.seen[-10:]}") from None
+        raise RuntimeError(f"{server} did not start: {self.lines.seen[-10:]}")
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def kill(self) -> None:
+        """SIGKILL, as a machine that dies: no goodbye; returns once the process and its sockets are gone."""
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        _stop(self.process)
+
+
+class HAProxy:
+    """Debian's ``haproxy`` running `config` (the repo's deploy/haproxy.cfg) in front of `backends`.
+
+    The config reads its addresses from the environment: ``MCP_LISTEN`` and ``MCP_REPLICA_1``,
+    ``MCP_REPLICA_2`` ...
+    """
+
+    def __init__(self, backends: list[int], config: Path = ROOT / "deploy" / "haproxy.cfg") -> None:
+        binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not Path(binary).exists():
+            raise RuntimeError("haproxy is missing: scripts/check installs it (apt-get install haproxy)")
+        replicas = {f"MCP_REPLICA_{n}": f"127.0.0.1:{port}" for n, port in enumerate(backends, 1)}
+        for _ in range(5):
+            self.port = free_port()
+            environ = {**os.environ, "MCP_LISTEN": f"127.0.0.1:{self.port}", **replicas}
+            self.process = subprocess.Popen(
+                [binary, "-f", str(config), "-db"],
+                env=environ,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            self.lines = Lines(self.process.stdout)
+            try:
+                wait_for_port(self.port, process=self.process)
+                return
+            except RuntimeError:
+                _stop(self.process)  # the port was taken meanwhile (or the config is wrong: below)
+        raise RuntimeError(f"haproxy did not start: {self.lines.seen[-10:]}")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def stop(self) -> None:
+        _stop(self.process)
