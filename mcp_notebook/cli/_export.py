@@ -177,7 +177,8 @@ def _plain_source(cell: Cell) -> tuple[str, list[Problem]]:
     ]
     source = "\n".join(kept)
     try:
-        ast.parse(source)
+        # compile, not just parse: ast.parse accepts a top-level await, which only a kernel can run.
+        compile(source, f"<cell {cell.number}>", "exec", dont_inherit=True)
     except SyntaxError as exc:
         key = "export.await" if "await" in (exc.msg or "") else "export.syntax"
         return "", [Problem(cell.number, first, t(key, error=exc.msg))]
