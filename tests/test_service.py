@@ -9,6 +9,7 @@ test authorization server whose JWKS is served over HTTP (`tests.oauth`).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -261,3 +262,32 @@ def test_static_client_tokens_work_beside_oauth(oauth_app: Any) -> None:
     )
     assert answer.status_code == 200
     assert reply(answer)["result"]["structuredContent"]["client"] == "client03"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="makes a file root's: needs root")
+def test_a_secret_handed_over_by_the_platform_through_the_group_is_read(tmp_path: Path) -> None:
+    """Kubernetes secret volumes are root's files, 0440, of the pod's group (deploy/kubernetes.yaml)."""
+    key = tmp_path / "state.key"
+    key.write_text("k" * 40)
+    os.chown(key, 0, os.getegid())
+    key.chmod(0o440)
+    assert load_config({}, environ={**TOKEN, "MCP_NOTEBOOK_STATE_KEY_FILE": str(key)}).state_keys == (
+        b"k" * 40,
+    )
+    for open_mode in (0o444, 0o460):  # readable by others, or writable by the group: refused
+        key.chmod(open_mode)
+        with pytest.raises(ServiceConfigError, match="other users can read it"):
+            load_config({}, environ={**TOKEN, "MCP_NOTEBOOK_STATE_KEY_FILE": str(key)})
+
+
+def test_the_readme_config_file_names_only_settings_that_exist() -> None:
+    import tomllib
+
+    from mcp_notebook.server._service_config import SETTINGS
+    from tests import readme
+
+    (block,) = readme.blocks("toml")
+    data = tomllib.loads(block.code)
+    written = {f"{table}.{key}" for table, value in data.items() if isinstance(value, dict) for key in value}
+    written |= {key for key, value in data.items() if not isinstance(value, dict)}
+    assert written <= {path for path, *_ in SETTINGS.values()}, written - {p for p, *_ in SETTINGS.values()}

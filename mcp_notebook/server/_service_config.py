@@ -356,10 +356,22 @@ def _read_private(path: str, where: str) -> str:
             text = file.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise ServiceConfigError(t("service.secret_unreadable", where=where, path=path, error=exc)) from None
-    if os.name == "posix" and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+    if os.name == "posix" and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) and not _handed_over(info):
         mode = oct(stat.S_IMODE(info.st_mode))
         raise ServiceConfigError(t("service.secret_open", where=where, path=path, mode=mode))
     return text
+
+
+def _handed_over(info: os.stat_result) -> bool:
+    """A secret that the platform hands to this process through its group: root's file, 0440 or 0400.
+
+    Kubernetes secret volumes (and Docker secrets) cannot make the app's user own a file: they are
+    root's, readable by the pod's group (``fsGroup``), which is this process's. Readable by that group
+    only, never by others nor writable by the group, such a file is as private as 0600.
+    """
+    if info.st_uid != 0 or info.st_mode & (stat.S_IRWXO | stat.S_IWGRP | stat.S_IXGRP):
+        return False
+    return info.st_gid in {os.getegid(), *os.getgroups()}
 
 
 def _secret_from(env: Mapping[str, str], variable: str, path: str | None, where: str) -> str | None:

@@ -128,7 +128,10 @@ async def _unknown_session(send: Send) -> None:
     # basic/transports "Session Management").
     error = {"code": -32600, "message": t("sessions.unknown")}
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}, ensure_ascii=False).encode()
-    headers = [(b"content-type", b"application/json; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    headers = [
+        (b"content-type", b"application/json; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
     await send({"type": "http.response.start", "status": 404, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
