@@ -67,6 +67,13 @@ class Lines:
             if text in line:
                 return line
 
+    def rest(self, timeout: float = 30.0) -> list[str]:
+        """Every line, once the process has ended (call after stopping it)."""
+        deadline = time.monotonic() + timeout
+        while (line := self._queue.get(timeout=max(0.01, deadline - time.monotonic()))) is not None:
+            self.seen.append(line)
+        return self.seen
+
 
 class RedisServer:
     """``redis-server`` on 127.0.0.1, nothing saved to disk, stopped by its pid."""

@@ -104,7 +104,8 @@ def test_the_dockerfile_serves_the_exported_app_as_the_tests_do() -> None:
     known = {"FROM", "COPY", "RUN", "WORKDIR", "USER", "ENV", "EXPOSE", "CMD"}
     assert {word for word, _ in instructions} <= known
     command = json.loads(next(rest for word, rest in instructions if word == "CMD"))
-    assert command[:2] == ["uvicorn", "app:app"] and "--workers" in command
+    assert command[:2] == ["uvicorn", "app:app"]
+    assert command[command.index("--workers") + 1] == "1"  # 2025-11-25 sessions: one worker per container
     assert next(rest for word, rest in instructions if word == "USER") != "root"
     env = " ".join(rest for word, rest in instructions if word == "ENV")
     assert "MCP_NOTEBOOK_CLIENTS_FILE=/run/secrets/" in env and "TOKEN=" not in env

@@ -62,14 +62,20 @@ def test_the_exported_module_needs_no_kernel_ipython_or_widgets(exported: Path) 
 @pytest.mark.replicas
 @pytest.mark.parametrize("server", ["uvicorn", "gunicorn"])
 async def test_the_exported_example_is_served_by_two_workers(exported: Path, server: str) -> None:
+    """2026-07-28 requests, each answered by whichever worker the kernel hands the connection to.
+
+    Workers behind one port cannot keep a 2025-11-25 session: the session lives in the worker
+    that answered initialize, and the client's next connection may reach the other (README,
+    "Serving an exported app": one worker per process behind the load balancer for those).
+    """
     environ = service_environ(exported, f"sqlite:///{exported / f'{server}.sqlite3'}")
     replica = Replica(exported, environ, workers=2, server=server)
     try:
         starts = [json.loads(line) for line in replica.lines.seen if '"event": "start"' in line]
         workers = {start["pid"] for start in starts}
         assert len(workers) == 2 and replica.pid not in workers  # two worker processes under one parent
-        for mode in ("legacy", "2026-07-28"):
-            async with connect(replica.url, "client00", mode) as client:
+        for _ in range(2):
+            async with connect(replica.url, "client00", "2026-07-28") as client:
                 tools = {tool.name for tool in (await client.list_tools()).tools}
                 price = await client.call_tool("price", {"item": "cake"})
                 answered_by = (await client.call_tool("served_by", {})).structured_content
@@ -291,3 +297,27 @@ def test_the_readme_config_file_names_only_settings_that_exist() -> None:
     written = {f"{table}.{key}" for table, value in data.items() if isinstance(value, dict) for key in value}
     written |= {key for key, value in data.items() if not isinstance(value, dict)}
     assert written <= {path for path, *_ in SETTINGS.values()}, written - {p for p, *_ in SETTINGS.values()}
+
+
+@pytest.mark.replicas
+async def test_an_unattended_app_says_at_start_what_runs_and_refuses_the_rest(exported: Path) -> None:
+    environ = service_environ(exported, f"sqlite:///{exported / 'unattended.sqlite3'}")
+    del environ["MCP_NOTEBOOK_ALLOW_TOOLS"]  # nothing allowed by name: only the read-only tools run
+    replica = Replica(exported, environ)
+    try:
+        async with connect(replica.url, "client01", "2026-07-28") as client:
+            price = await client.call_tool("price", {"item": "tea"})
+            refused = await client.call_tool("open_cart", {"idempotency_key": "unattended-key-00001"})
+    finally:
+        replica.stop()
+    lines = [line for line in replica.lines.rest() if line.strip()]
+    logged = [json.loads(line) for line in lines]  # JSON lines, every one of them
+    assert "Started server process" in logged[0]["message"]
+    (approval,) = [entry for entry in logged if entry.get("event") == "approval"]
+    assert approval["runs"] == ["price", "cart_total", "sales_report", "served_by"]
+    assert approval["refused"] == ["open_cart", "add_to_cart", "place_order", "confirm_order"]
+    assert "MCP_NOTEBOOK_ALLOW_TOOLS" in approval["message"]
+    assert price.is_error is False
+    assert refused.is_error is True
+    said = refused.content[0].text  # type: ignore[union-attr]
+    assert "'open_cart' was refused without running" in said and "MCP_NOTEBOOK_ALLOW_TOOLS" in said

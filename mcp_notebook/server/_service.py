@@ -91,9 +91,13 @@ class ServiceApp:
             raise ServiceConfigError(
                 t("service.unknown_allowed", names=", ".join(map(repr, unknown)), tools=listing)
             )
+        # Now, not at start-up only: uvicorn logs "Started server process" after importing the app
+        # and before its start-up, and every line of a worker's output should be JSON.
+        setup_logging(config.log_format, config.log_level)
         runner = ToolRunner("thread", KernelPump(None), kernel=False)
         approval = ApprovalPolicy("auto" if config.approval == "auto" else "ask")
         approval.answered_in = None  # nobody watches: what needs a person is refused at once, saying so
+        approval.unattended_message = "service.approval_refused"  # the way out is the operator's allow list
         identities = Identities(config.owner_token or new_token())  # no owner token: one nobody knows
         for client, token in config.clients.items():
             identities.add(client, token=token)
