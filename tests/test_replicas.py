@@ -354,3 +354,56 @@ async def test_killing_a_replica_mid_load(tmp_path: Path) -> None:
         assert len(after) >= 60 and all(ok for ok, _ in after), after  # every call begun after the kill
         # A call in flight on the replica at the moment it died may be lost with it (at most one per client).
         assert sum(1 for was_after, ok, _ in modern_log if not was_after and not ok) <= 4
+
+
+def test_the_next_request_on_a_kept_alive_connection_after_its_replica_died_is_answered(
+    tmp_path: Path,
+) -> None:
+    """A client's next request on the same connection to HAProxy, after the replica behind it died,
+    gets an answer (never a connection closed without one): the connect to the dead replica is
+    refused, the request goes to a live one, which says the session is gone; stateless requests
+    on that connection go on being answered."""
+    from tests.conftest import INITIALIZE
+
+    with cluster_in(tmp_path) as cluster:
+        headers = {
+            "Authorization": f"Bearer {token_of('client00')}",
+            "Accept": "application/json, text/event-stream",
+        }
+        with httpx2.Client(headers=headers, timeout=30) as http:  # one kept-alive connection to HAProxy
+            opened = http.post(cluster.url, json=INITIALIZE)
+            session = {
+                "Mcp-Session-Id": opened.headers["mcp-session-id"],
+                "MCP-Protocol-Version": "2025-11-25",
+            }
+            http.post(
+                cluster.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            )
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "served_by", "arguments": {}},
+            }
+            home = http.post(cluster.url, json=call, headers=session).json()["result"]["structuredContent"][
+                "pid"
+            ]
+            (victim,) = [replica for replica in cluster.replicas if replica.pid == home]
+            victim.kill()
+            after = http.post(cluster.url, json={**call, "id": 3}, headers=session)
+            assert after.status_code == 404
+            assert "send initialize again" in after.json()["error"]["message"]
+            modern = {
+                "MCP-Protocol-Version": "2026-07-28",
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": "served_by",
+            }
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+            stateless = {**call, "id": 4, "params": {**call["params"], "_meta": meta}}
+            for n in range(4):  # and the requests after it, round-robin, all answered by the survivor
+                answer = http.post(cluster.url, json={**stateless, "id": 5 + n}, headers=modern)
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["result"]["structuredContent"]["pid"] != home
