@@ -204,6 +204,9 @@ def serve(
                 with contextlib.suppress(Exception):
                     hook(handle.url)
             tools.close_streams()
+            # Running tasks fail, saying the server stopped (stored before the store closes below).
+            with contextlib.suppress(Exception):
+                portal.call(tools.tasks.shutdown)
             server.should_exit = True
             with contextlib.suppress(Exception):
                 portal.call(server.done.wait)
