@@ -156,13 +156,17 @@ async def test_a_tasks_question_waits_for_the_client_to_answer_with_tasks_update
     async def never_asked(*_: Any) -> Any:
         raise AssertionError("a task's question is polled, not pushed")
 
-    async with connect(server, "auto", extensions=[TasksExtension()], elicitation_callback=never_asked) as client:
+    async with connect(
+        server, "auto", extensions=[TasksExtension()], elicitation_callback=never_asked
+    ) as client:
         created = await client.session.call_tool("asking", {}, allow_claimed=True)
         waiting = await until_status(client.session, created.task_id, "input_required")
         assert waiting.input_requests is not None
         [(key, question)] = waiting.input_requests.items()
         assert question["method"] == "elicitation/create" and question["params"]["message"] == "Your name?"
-        ack = await update_task(client.session, created.task_id, {key: {"action": "accept", "content": {"name": "Ada"}}})
+        ack = await update_task(
+            client.session, created.task_id, {key: {"action": "accept", "content": {"name": "Ada"}}}
+        )
         assert ack.model_dump(by_alias=True, exclude_none=True).keys() <= {"resultType", "_meta"}
         done = await until_status(client.session, created.task_id)
     assert done.status == "completed" and done.result is not None
@@ -173,7 +177,9 @@ async def test_progress_shows_in_the_tasks_status_message(server: Any, tools: To
     async with connect(server, "auto", extensions=[TasksExtension()]) as client:
         created = await client.session.call_tool("training", {"epochs": 10_000}, allow_claimed=True)
         with anyio.fail_after(10):  # polls, as a client does, until a report after the task began shows
-            while "/10000" not in ((task := await get_task(client.session, created.task_id)).status_message or ""):
+            while "/10000" not in (
+                (task := await get_task(client.session, created.task_id)).status_message or ""
+            ):
                 await anyio.sleep(0.05)
         assert task.status == "working" and "training" in (task.status_message or "")
         assert task.meta is not None and task.meta["io.github.mcp-notebook/progress"]["total"] == 10_000
@@ -230,7 +236,8 @@ async def test_a_task_augmented_call_is_answered_with_a_task(server: Any) -> Non
     assert "ttlMs" not in task and "resultType" not in answer["result"]
     async with connect(server, "legacy") as client:  # another session of the same token
         got = await client.session.send_request(
-            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task["taskId"])), types.GetTaskResult
+            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task["taskId"])),
+            types.GetTaskResult,
         )
         assert got.task_id == task["taskId"] and got.status in ("working", "completed")
         result = await client.session.send_request(
@@ -249,7 +256,8 @@ async def test_a_tool_error_is_a_failed_task_in_2025(server: Any) -> None:
             types.CallToolResult,
         )
         got = await client.session.send_request(
-            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task["taskId"])), types.GetTaskResult
+            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task["taskId"])),
+            types.GetTaskResult,
         )
     assert result.is_error and "broken on purpose" in text(result)
     assert got.status == "failed" and "broken on purpose" in (got.status_message or "")
@@ -286,7 +294,11 @@ async def test_a_tools_task_setting_is_kept_in_2025(server: Any) -> None:
     assert (await _legacy(server, "only_as_task", {}))["result"]["task"]["status"] == "working"
 
 
-async def _legacy(server: Any, name: str, arguments: dict[str, Any], task: dict[str, Any] | None = None) -> Any:
+async def _legacy(
+    server: Any, name: str, arguments: dict[str, Any], task: dict[str, Any] | None = None
+) -> Any:
     import anyio.to_thread
 
-    return await anyio.to_thread.run_sync(lambda: legacy_task_call(server.url, server.token, name, arguments, task))
+    return await anyio.to_thread.run_sync(
+        lambda: legacy_task_call(server.url, server.token, name, arguments, task)
+    )

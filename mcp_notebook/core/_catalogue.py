@@ -280,8 +280,13 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
         (clients give up on a plain request after about 60 s): ``"optional"`` (a client that
         supports tasks gets one when the call takes longer than half a second), ``"required"``
         (only clients that support tasks may call it) or ``"never"`` (default). Opt in for long
-        functions: a task's result is kept in the server's store until it expires, and a task
-        stops early only where the tool calls its `Context` (``ctx.progress``, ``ctx.sleep``).
+        functions; the default is ``"never"`` because a 2025-11-25 client that supports tasks
+        makes every call of a tool that allows them a task and polls for its result (a quick tool
+        would answer slower), and a task's result is kept in the server's store until it expires.
+        A cancelled task stops where the tool calls its `Context` (``ctx.progress``, ``ctx.sleep``,
+        ``ctx.check_cancelled()``); a ``run_in="kernel"`` tool is interrupted like a cell. The
+        catalogue view shows the setting, and the linter advises it (MCP061) for a tool that
+        reports progress in a loop.
     lint:
         Show the tool-design linter's findings when the tool is defined (in a notebook).
     catalogue:
