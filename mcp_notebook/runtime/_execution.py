@@ -91,6 +91,19 @@ class Interruptible:
             stop()
 
 
+def _interrupt_main() -> None:
+    """Send SIGINT to the main thread, as a kernel interrupt does.
+
+    A real signal, not just `_thread.interrupt_main`: that only marks the signal pending, and a
+    main thread blocked in a wait (a lock, ``Event.wait``, ``time.sleep``) would not see it until
+    the wait ended; the signal ends the wait (EINTR) and Python raises ``KeyboardInterrupt`` there.
+    """
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+    else:  # Windows: no signals to a thread; the interpreter still raises at its next bytecode
+        _thread.interrupt_main(signal.SIGINT)
+
+
 def _signals_checked() -> None:
     """A Python call: the interpreter handles a pending signal at the latest when it enters one."""
 
@@ -132,7 +145,7 @@ class KernelPump:
             if self._running is not future:
                 return False
             self._interrupted = future
-            _thread.interrupt_main(signal.SIGINT)
+            _interrupt_main()
             return True
 
     def drain(self, *, in_cell: bool = False) -> None:
