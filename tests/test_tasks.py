@@ -18,7 +18,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_notebook import Catalogue, Context, tool
+from mcp_notebook import Catalogue, Context, MemoryStore, tool
 from tests.conftest import connect, serve_unattended, until
 from tests.tasks_client import (
     EXTENSION,
@@ -302,3 +302,47 @@ async def _legacy(
     return await anyio.to_thread.run_sync(
         lambda: legacy_task_call(server.url, server.token, name, arguments, task)
     )
+
+
+# -- kept for a stated time ------------------------------------------------------------------------------
+class Clock:
+    """The store's clock, moved by the test (TTLs follow it; nothing sleeps)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_finished_task_is_kept_for_its_ttl_and_a_running_one_never_expires(
+    catalogue: Catalogue, tools: Tools
+) -> None:
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def slow(seconds: float, ctx: Context) -> str:
+        """Waits `seconds`, then answers."""
+        ctx.sleep(seconds)
+        return f"slept {seconds:g} s"
+
+    clock = Clock()
+    srv = serve_unattended(catalogue, store=MemoryStore(clock=clock), task_ttl=600)
+    try:
+        async with connect(srv, "auto", extensions=[TasksExtension()]) as client:
+            running = await client.session.call_tool("slow", {"seconds": 60}, allow_claimed=True)
+            finished = await client.session.call_tool("slow", {"seconds": 0.6}, allow_claimed=True)
+            done = await until_status(client.session, finished.task_id)
+            assert done.status == "completed" and done.ttl_ms is not None
+            assert 600_000 <= done.ttl_ms < 700_000  # from its creation: kept 600 s after its end
+            clock.now += 599
+            assert (await get_task(client.session, finished.task_id)).status == "completed"
+            clock.now += 2
+            with pytest.raises(MCPError) as caught:
+                await get_task(client.session, finished.task_id)
+            assert caught.value.code == types.INVALID_PARAMS
+            assert "expired (a task is kept 600 s after it ends)" in caught.value.error.message
+            clock.now += 7200  # two hours on: a task that still runs is still there
+            still = await get_task(client.session, running.task_id)
+            assert still.status == "working" and still.ttl_ms is not None and still.ttl_ms > 7_800_000
+            await cancel_task(client.session, running.task_id)
+    finally:
+        srv.stop()

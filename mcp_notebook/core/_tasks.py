@@ -29,6 +29,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -89,9 +90,14 @@ def check_task_ttl(value: Any) -> float:
     return float(value)
 
 
-def iso(moment: float) -> str:
-    """A store time as ISO 8601 in UTC, to the millisecond: ``2026-07-28T10:30:00.000Z``."""
-    stamp = _dt.datetime.fromtimestamp(moment, _dt.UTC).isoformat(timespec="milliseconds")
+def iso(moment: float, now: float) -> str:
+    """A store time as ISO 8601 in UTC, to the millisecond: ``2026-07-28T10:30:00.000Z``.
+
+    `now` is the store's clock now: a store may count time its own way (a monotonic clock in
+    memory, a test's clock), so the moment is placed that far before the wall clock's now.
+    """
+    wall = time.time() - (now - moment)
+    stamp = _dt.datetime.fromtimestamp(wall, _dt.UTC).isoformat(timespec="milliseconds")
     return stamp.replace("+00:00", "Z")
 
 

@@ -404,6 +404,7 @@ class ToolCalls:
             session.waiting[request_id] = request
         if task is not None:
             task.approval = request
+            task.waiting(t("task.waiting_approval"))  # the task's status says what it waits for
             if task.cancel.is_set():
                 request._resolve("withdrawn")
         try:
@@ -416,6 +417,7 @@ class ToolCalls:
                 session.waiting.pop(request_id, None)
             if task is not None:
                 task.approval = None
+                task.waiting(t("task.working"))
         record.decision = decision
         refusal = self.approval.message(decision, entry.name)
         return (_ended(record, decision, refusal) if refusal is not None else None), sent

@@ -53,8 +53,8 @@ def task(record: TaskRecord, now: float) -> dict[str, Any]:
     shown: dict[str, Any] = {
         "taskId": record.task_id,
         "status": status(record),
-        "createdAt": iso(record.created),
-        "lastUpdatedAt": iso(record.updated),
+        "createdAt": iso(record.created, now),
+        "lastUpdatedAt": iso(record.updated, now),
         "ttl": record.ttl_ms(now),
         "pollInterval": record.poll_ms(now),
     }

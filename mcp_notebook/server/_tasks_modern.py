@@ -63,8 +63,8 @@ def fields(record: TaskRecord, now: float) -> dict[str, Any]:
     task: dict[str, Any] = {
         "taskId": record.task_id,
         "status": record.status,
-        "createdAt": iso(record.created),
-        "lastUpdatedAt": iso(record.updated),
+        "createdAt": iso(record.created, now),
+        "lastUpdatedAt": iso(record.updated, now),
         "ttlMs": record.ttl_ms(now),
         "pollIntervalMs": record.poll_ms(now),
     }

@@ -42,6 +42,7 @@ class ApprovalPrompt(widgets.VBox):
             f"<div>{visible_html(request.description or '')}</div>"
             f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
             f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{visible_html(arguments)}</pre>"
+            + (f"<div><b>{html.escape(t('panel.task'))}</b></div>" if request.task_id is not None else "")
         )
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
         self.countdown = widgets.HTML("")

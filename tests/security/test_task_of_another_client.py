@@ -72,6 +72,7 @@ async def refusal(call: Any) -> tuple[int, str]:
 
 async def test_another_identity_cannot_read_answer_or_cancel_a_task(server: Any) -> None:
     alice, bob = server.add_client("alice"), server.add_client("bob")
+
     async def ask(*_: Any) -> Any:
         raise AssertionError("never pushed")
 
@@ -147,7 +148,12 @@ async def test_the_routing_header_must_name_the_task_the_body_names(server: Any)
     for header in ({"Mcp-Name": "some-other-task"}, {}):
         response = await anyio.to_thread.run_sync(
             lambda h=header: post_modern(
-                server, "tasks/cancel", {"taskId": task_id}, token=server.token, capabilities=capabilities, headers=h
+                server,
+                "tasks/cancel",
+                {"taskId": task_id},
+                token=server.token,
+                capabilities=capabilities,
+                headers=h,
             )
         )
         assert response.status_code == 400
