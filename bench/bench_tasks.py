@@ -58,7 +58,7 @@ def main() -> int:
     from mcp.client.streamable_http import streamable_http_client
 
     from mcp_notebook import Catalogue, Context, serve, tool
-    from mcp_notebook.client._task_wire import CreatedTask, TasksClaim, get_task
+    from mcp_notebook.client._sdk_compat import CreatedTask, TasksClaim, get_task
 
     catalogue = Catalogue()
 
@@ -104,10 +104,10 @@ def main() -> int:
                 while True:
                     await anyio.sleep(interval)  # the client's poll interval: what is measured
                     task = await get_task(tasks.session, created.task_id)
-                    if task.status == "completed":
+                    if task["status"] == "completed":
                         return
                     if poll is None:
-                        interval = (task.poll_interval_ms or 500) / 1000
+                        interval = (task.get("pollIntervalMs") or 500) / 1000
 
             for _ in range(5):  # warm-up: connections, the SDK's models, the store
                 await plain.call_tool("quick", {})

@@ -138,7 +138,12 @@ def _parse(response: httpx.Response) -> dict[str, Any]:
 
 
 def legacy_task_call(
-    url: str, token: str, name: str, arguments: dict[str, Any], task: dict[str, Any] | None = None
+    url: str,
+    token: str,
+    name: str,
+    arguments: dict[str, Any],
+    task: dict[str, Any] | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A task-augmented 2025-11-25 ``tools/call`` (``params.task``), by hand: its JSON-RPC response."""
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
@@ -151,7 +156,7 @@ def legacy_task_call(
                 "method": "initialize",
                 "params": {
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {},
+                    "capabilities": capabilities or {},
                     "clientInfo": {"name": "by-hand", "version": "1"},
                 },
             },

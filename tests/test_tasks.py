@@ -19,7 +19,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcp_notebook import Catalogue, Context, MemoryStore, tool
-from tests.conftest import connect, serve_unattended, until
+from tests.conftest import INITIALIZE, connect, serve_unattended, until
 from tests.tasks_client import (
     EXTENSION,
     CreatedTask,
@@ -295,12 +295,12 @@ async def test_a_tools_task_setting_is_kept_in_2025(server: Any) -> None:
 
 
 async def _legacy(
-    server: Any, name: str, arguments: dict[str, Any], task: dict[str, Any] | None = None
+    server: Any, name: str, arguments: dict[str, Any], task: dict[str, Any] | None = None, **options: Any
 ) -> Any:
     import anyio.to_thread
 
     return await anyio.to_thread.run_sync(
-        lambda: legacy_task_call(server.url, server.token, name, arguments, task)
+        lambda: legacy_task_call(server.url, server.token, name, arguments, task, **options)
     )
 
 
@@ -346,3 +346,69 @@ async def test_a_finished_task_is_kept_for_its_ttl_and_a_running_one_never_expir
             await cancel_task(client.session, running.task_id)
     finally:
         srv.stop()
+
+
+async def test_a_2025_tasks_question_reaches_the_client_on_the_tasks_result_stream(server: Any) -> None:
+    asked: list[Any] = []
+
+    async def answer(context: Any, params: Any) -> Any:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"name": "Grace"})
+
+    task = (await _legacy(server, "asking", {}, capabilities={"elicitation": {}}))["result"]["task"]
+    async with connect(server, "legacy", elicitation_callback=answer) as client:
+        # tasks/result waits for the end, and carries the task's question to the client meanwhile.
+        result = await client.session.send_request(
+            types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task["taskId"])),
+            types.CallToolResult,
+        )
+    assert text(result) == "Hello, Grace!"
+    [question] = asked
+    assert question.message == "Your name?"
+    assert question.meta == {"io.modelcontextprotocol/related-task": {"taskId": task["taskId"]}}
+
+
+def statuses_heard(url: str, token: str, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """A 2025-11-25 session by hand: its GET stream open, a task-augmented call, the task's statuses heard."""
+    import json
+
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    heard: list[dict[str, Any]] = []
+    opened, ended = threading.Event(), threading.Event()
+    with httpx.Client(headers=headers, timeout=30) as http:
+        init = http.post(url, json=INITIALIZE)
+        session = {"mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+
+        def listen() -> None:
+            with http.stream("GET", url, headers={**session, "Accept": "text/event-stream"}) as stream:
+                opened.set()  # the server holds the stream once its headers came back
+                for line in stream.iter_lines():
+                    if line.startswith("data:"):
+                        message = json.loads(line[5:])
+                        if message.get("method") == "notifications/tasks/status":
+                            heard.append(message["params"])
+                            if message["params"]["status"] in ("completed", "failed", "cancelled"):
+                                ended.set()
+                                return
+
+        listener = threading.Thread(target=listen, daemon=True)
+        listener.start()
+        assert opened.wait(10)
+        params = {"name": name, "arguments": arguments, "task": {}}
+        http.post(
+            url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}, headers=session
+        )
+        assert ended.wait(20), heard
+        http.delete(url, headers=session)
+    return heard
+
+
+async def test_a_2025_session_hears_its_tasks_status_on_its_own_stream(server: Any) -> None:
+    import anyio.to_thread
+
+    heard = await anyio.to_thread.run_sync(lambda: statuses_heard(server.url, server.token, "broken", {}))
+    assert [status["status"] for status in heard] == ["failed"]  # isError: failed, in this era
+    assert "broken on purpose" in heard[0]["statusMessage"] and heard[0]["ttl"] > 0

@@ -144,7 +144,7 @@ def resolve_target(
         "client_info": mcp_types.Implementation(name="mcp-notebook", version=__version__),
     }
     if tasks:
-        from ._task_wire import TasksClaim  # the SDK is loaded by now (above)
+        from ._sdk_compat import TasksClaim  # the SDK is loaded by now (above)
 
         asks["extensions"] = [TasksClaim()]
     flavour = ("tasks",) if tasks else ()

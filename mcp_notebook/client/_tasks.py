@@ -80,7 +80,7 @@ class TaskCall:
         ).start()
 
     def _poll(self, interval_ms: int | None) -> None:
-        from ._task_wire import get_task
+        from ._sdk_compat import get_task
 
         task_id = self.task_id
         assert task_id is not None
@@ -97,22 +97,21 @@ class TaskCall:
                     self._fail(exc)
                     return
                 continue
-            if not hasattr(task, "status"):
+            if not isinstance(task, dict) or "status" not in task:
                 continue  # the wait was stopped for a person's question elsewhere: ask again
             failures = 0
-            interval_ms = task.poll_interval_ms
+            interval_ms = task.get("pollIntervalMs")
             self._seen(task)
 
-    def _seen(self, task: Any) -> None:
-        meta = task.meta or {}
-        report = meta.get("io.github.mcp-notebook/progress")
+    def _seen(self, task: dict[str, Any]) -> None:
+        report = (task.get("_meta") or {}).get("io.github.mcp-notebook/progress")
         if isinstance(report, dict):
             self.progress = (report.get("progress") or 0, report.get("total"), report.get("message"))
-        self.status, self.message = task.status, task.status_message
-        if task.status == "completed":
-            self._end("completed", to_call_result(self.tool, task.result or {"content": []}))
-        elif task.status in TERMINAL:
-            error = task.error or {"code": INTERNAL_ERROR, "message": task.status_message or task.status}
+        self.status, self.message = task["status"], task.get("statusMessage")
+        if self.status == "completed":
+            self._end("completed", to_call_result(self.tool, task.get("result") or {"content": []}))
+        elif self.status in TERMINAL:
+            error = task.get("error") or {"code": INTERNAL_ERROR, "message": self.message or self.status}
             self._fail(ProtocolError(int(error.get("code", INTERNAL_ERROR)), str(error.get("message")), None))
         else:
             self._tell()
@@ -164,7 +163,7 @@ class TaskCall:
 
     def cancel(self) -> None:
         """Ask the server to cancel the task; it reads ``cancelled`` at once, and its work stops."""
-        from ._task_wire import cancel_task
+        from ._sdk_compat import cancel_task
 
         task_id = self.task_id
         if task_id is None or self.done:

@@ -40,7 +40,7 @@ from ._approval import ApprovalPolicy
 from ._contexts import context_for
 from ._guardrails import Guardrails
 from ._pipeline import SEALED, Call, CallPipeline, CallRecord
-from ._sdk_compat import answer_instead
+from ._sdk_compat import answer_instead, notify_task_status
 from ._session_state import Sessions, session_id_of
 from ._tasks import TaskManager, TaskRun
 
@@ -244,6 +244,9 @@ class ToolCalls:
         record = self._new_task(ctx, call, entry, identity)
         record.ttl = legacy_tasks.requested_ttl(params.task) or record.ttl
         run = self._start(ctx, call, entry, arguments, identity, record)
+        session, book = ctx.session, self.tasks.book
+        # Each change of status, to the session on its own stream (the spec's optional notification).
+        run.notify = lambda changed: notify_task_status(session, legacy_tasks.task(changed, book.now()))
         await self._promote(call, run)
         if not answer_instead({"task": legacy_tasks.task(run.snapshot(), self.tasks.book.now())}):
             raise MCPError(types.INTERNAL_ERROR, t("task.unavailable"))

@@ -16,12 +16,15 @@ marked provisional), with the shape we need and where we rely on it. The same te
 on the installed packages and fails naming the one that changed. pyproject keeps ``mcp`` and
 ``uvicorn`` below their next minor release: raise a bound only once that test passes on it.
 
-Two reliances have no name to check: that the SDK reads its JSON-or-stream setting on each request
+Three reliances have no name to check: that the SDK reads its JSON-or-stream setting on each request
 (``server/http/_framing.py`` answers it per request with properties;
 ``tests/test_replies.py::test_a_call_that_sends_nothing_first_is_one_json_body`` fails when it does not),
-and that a middleware's ``call_next`` runs the handler in the middleware's own context (context
+that a middleware's ``call_next`` runs the handler in the middleware's own context (context
 variables set before it reach the handler: `TaskAnswers`;
-``tests/test_tasks.py::test_a_task_augmented_call_is_answered_with_a_task`` fails when it does not).
+``tests/test_tasks.py::test_a_task_augmented_call_is_answered_with_a_task`` fails when it does not),
+and that a session's ``send_notification`` sends a notification its type union leaves out (the 2025-11-25
+``notifications/tasks/status``: `notify_task_status`;
+``tests/test_tasks.py::test_a_2025_session_hears_its_tasks_status_on_its_own_stream`` fails when it does not).
 """
 
 from __future__ import annotations
@@ -260,3 +263,15 @@ def answer_instead(answer: dict[str, Any]) -> bool:
         return False
     slot["answer"] = answer
     return True
+
+
+async def notify_task_status(session: Any, task: dict[str, Any]) -> None:
+    """Send ``notifications/tasks/status`` (2025-11-25) with `task` on the session's own stream.
+
+    The SDK's notification types leave tasks out (2.3: "types-only"), but ``send_notification``
+    only dumps what it is given; with no request named, it goes to the standalone GET stream.
+    """
+    notification = types.TaskStatusNotification(
+        params=types.TaskStatusNotificationParams.model_validate(task)
+    )
+    await session.send_notification(notification)

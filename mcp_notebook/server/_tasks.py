@@ -106,6 +106,9 @@ class TaskRun:
         self._saving = anyio.Lock()
         self._saved_at = 0.0
         self.on_finish: list[Callable[[TaskRun], None]] = []
+        # 2025-11-25: tells the creating session of each change of status (optional in that era).
+        self.notify: Callable[[TaskRecord], Awaitable[None]] | None = None
+        self.notified = WORKING  # the status the client was last told (the answer told it "working")
 
     # -- what the tool's Context calls (`core._context.TaskChannel`) -------------------------------------
     def progress(self, value: float, total: float | None, message: str | None) -> None:
@@ -495,6 +498,16 @@ class TaskManager:
                 listener(record)
             except Exception:  # a display must never fail a task
                 logger.exception("task listener failed")
+        if run.notify is not None and record.status != run.notified and self._group is not None:
+            run.notified = record.status
+            self._group.start_soon(self._notify, run.notify, record)
+
+    @staticmethod
+    async def _notify(notify: Callable[[TaskRecord], Awaitable[None]], record: TaskRecord) -> None:
+        try:
+            await notify(record)
+        except Exception:  # the client's stream is gone or never opened: it polls instead
+            logger.debug("could not send the status of task %s", record.task_id, exc_info=True)
 
     async def answer(self, owner: str, task_id: Any, responses: Mapping[str, Any]) -> bool:
         """The client's answers to `owner`'s task; False when `owner` has no such task.
