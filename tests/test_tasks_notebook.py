@@ -124,3 +124,35 @@ async def test_the_panel_lists_running_tasks_with_cancel_and_the_activity_log_th
         assert f"task {created.task_id[:8]}: created +" in line and "→ cancelled +" in line
     finally:
         panel.close()
+
+
+@pytest.mark.anyio
+async def test_the_audit_log_keeps_a_tasks_call_with_its_lifecycle_and_its_cancel(
+    catalogue: Catalogue, tools: Tools, tmp_path: Any
+) -> None:
+    from mcp_notebook.server._audit import AuditLog
+    from tests.tasks_client import cancel_task, until_status
+
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def crunch(ctx: Context) -> str:
+        """Crunches until cancelled."""
+        while True:
+            ctx.sleep(0.05)
+
+    path = tmp_path / "audit.jsonl"
+    srv = serve_unattended(catalogue, audit_log=path)
+    try:
+        async with connect(srv, "auto", extensions=[TasksExtension()]) as client:
+            created = await client.session.call_tool("crunch", {}, allow_claimed=True)
+            await cancel_task(client.session, created.task_id)
+            await until_status(client.session, created.task_id)
+        assert until(lambda: any(line.get("task") for line in AuditLog.read(path)))
+    finally:
+        srv.stop()
+    lines = AuditLog.read(path)
+    [cancel] = [line for line in lines if line["method"] == "tasks/cancel"]
+    assert cancel["tool"] == created.task_id and cancel["client"] == "owner"
+    [call] = [line for line in lines if line["method"] == "tools/call" and line["tool"] == "crunch"]
+    assert call["task"]["id"] == created.task_id and call["task"]["status"] == "cancelled"
+    assert [what for _, what in call["task"]["events"]] == ["created", "cancelled"]
+    assert call["outcome"].startswith("cancelled by owner") and call["is_error"] is True
