@@ -412,3 +412,31 @@ async def test_a_2025_session_hears_its_tasks_status_on_its_own_stream(server: A
     heard = await anyio.to_thread.run_sync(lambda: statuses_heard(server.url, server.token, "broken", {}))
     assert [status["status"] for status in heard] == ["failed"]  # isError: failed, in this era
     assert "broken on purpose" in heard[0]["statusMessage"] and heard[0]["ttl"] > 0
+
+
+async def test_a_late_result_of_a_tool_that_never_looks_does_not_undo_its_cancel(
+    catalogue: Catalogue,
+) -> None:
+    release, returned = threading.Event(), threading.Event()
+
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def stubborn() -> str:
+        """Waits for the test, never looking at a Context."""
+        release.wait(30)
+        returned.set()
+        return "finished anyway"
+
+    srv = serve_unattended(catalogue)
+    try:
+        async with connect(srv, "auto", extensions=[TasksExtension()]) as client:
+            created = await client.session.call_tool("stubborn", {}, allow_claimed=True)
+            await cancel_task(client.session, created.task_id)
+            assert (await get_task(client.session, created.task_id)).status == "cancelled"
+            release.set()
+            assert await anyio.to_thread.run_sync(returned.wait, 10)
+            assert until(lambda: srv._tools.tasks.runs == {})
+            after = await get_task(client.session, created.task_id)
+        assert after.status == "cancelled" and after.result is None  # terminal stays terminal
+    finally:
+        release.set()
+        srv.stop()
