@@ -440,3 +440,19 @@ async def test_a_late_result_of_a_tool_that_never_looks_does_not_undo_its_cancel
     finally:
         release.set()
         srv.stop()
+
+
+async def test_one_client_cannot_start_tasks_without_bound(server: Any, tools: Tools) -> None:
+    server._tools.tasks.max_per_identity = 2
+    async with connect(server, "auto", extensions=[TasksExtension()]) as client:
+        running = [
+            await client.session.call_tool("slow", {"seconds": 60}, allow_claimed=True) for _ in range(2)
+        ]
+        refused = await client.session.call_tool("slow", {"seconds": 60}, allow_claimed=True)
+        assert isinstance(refused, types.CallToolResult) and refused.is_error
+        assert "You already have 2 tasks running" in text(refused) and "tasks/cancel" in text(refused)
+        await cancel_task(client.session, running[0].task_id)
+        again = await client.session.call_tool("slow", {"seconds": 60}, allow_claimed=True)
+        assert isinstance(again, CreatedTask)  # room again once one ended
+        for task in (running[1], again):
+            await cancel_task(client.session, task.task_id)
