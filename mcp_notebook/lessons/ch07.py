@@ -15,7 +15,7 @@ from ..core._text import clip, t
 from ._answers import Category, Classification, MultipleChoice, Vocabulary
 from ._exercise import Exercise, NotAttempted, is_blank
 
-__all__ = ["q1", "q2", "q3", "q4", "q5"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
 
 # -- q1: what a failed connection says ---------------------------------------------------------------
 
@@ -759,5 +759,87 @@ q5 = MultipleChoice(
         "the configuration stays right. A token written in a cell spreads with the notebook file, and 0.0.0.0 "
         "opens the server to the outside without fixing anything. Headless it is the same: `mcp-notebook serve "
         "NOTEBOOK.ipynb --port 8765` with `MCP_NOTEBOOK_TOKEN`.",
+    ),
+)
+
+
+# -- q6: a kernel on the class's JupyterHub -------------------------------------------------------------
+
+q6 = MultipleChoice(
+    "07",
+    "q6",
+    title=("수업 허브의 커널에 Claude Code 붙이기", "Claude Code and a kernel on the class's JupyterHub"),
+    question=(
+        "수업용 JupyterHub(mcp-notebook 확장이 설치된 허브)에서 이 노트북을 열고 `srv = %mcp_serve`까지 실행했습니다. "
+        "내 노트북 컴퓨터의 Claude Code에서 이 노트북의 도구를 쓰려면 `.mcp.json`에 무엇을 적어야 할까요?",
+        "On the class's JupyterHub (with the mcp-notebook extension installed) you opened this notebook and ran "
+        "`srv = %mcp_serve`. What goes into `.mcp.json` so that Claude Code on your laptop can use its tools?",
+    ),
+    options={
+        "A": (
+            "`srv.url`(`http://127.0.0.1:포트/mcp`)과 `srv.token`.",
+            "`srv.url` (`http://127.0.0.1:PORT/mcp`) and `srv.token`.",
+        ),
+        "B": (
+            "허브에 있는 내 서버의 주소(`https://허브/user/내이름/mcp-notebook/서버이름/mcp`)와 `srv.token`.",
+            "My server's address on the hub (`https://HUB/user/MY-NAME/mcp-notebook/SERVER/mcp`) and `srv.token`.",
+        ),
+        "C": (
+            "허브에 있는 내 서버의 주소(`https://허브/user/내이름/mcp-notebook/서버이름/mcp`)와, 허브의 토큰 "
+            "페이지(`/hub/token`)에서 `access:servers!user=내이름` 권한으로 만든 내 토큰.",
+            "My server's address on the hub (`https://HUB/user/MY-NAME/mcp-notebook/SERVER/mcp`) and a token of "
+            "mine made on the hub's token page (`/hub/token`) with the permission `access:servers!user=MY-NAME`.",
+        ),
+        "D": (
+            "옆자리 친구가 만든 허브 토큰과 친구 서버의 주소. 같은 수업이니 도구도 같다.",
+            "The hub token a classmate made and the classmate's server address: same class, same tools.",
+        ),
+    },
+    answer="C",
+    wrong={
+        "A": (
+            "`127.0.0.1`은 설정을 읽는 프로그램이 도는 컴퓨터, 곧 내 노트북 컴퓨터입니다. 커널은 허브의 컴퓨터에서 "
+            "돕니다. 허브 밖에서 닿는 문은 허브의 주소 하나입니다.",
+            "`127.0.0.1` is the computer the program reading the configuration runs on: your laptop. The kernel "
+            "runs on the hub's machine, and the only door from outside is the hub's address.",
+        ),
+        "B": (
+            "주소는 맞습니다. 하지만 그 문을 지키는 것은 허브의 로그인입니다. `srv.token`은 커널 안 서버의 토큰이라 "
+            "허브는 모르는 값이고, 허브는 401이나 403으로 돌려보냅니다.",
+            "The address is right. But the hub's login guards that door: `srv.token` belongs to the server in "
+            "the kernel, the hub does not know it and answers 401 or 403.",
+        ),
+        "D": (
+            "토큰은 그 토큰을 만든 사람입니다. 친구의 토큰으로 부르는 호출은 친구의 이름으로 남고, 친구의 노트북에서 "
+            "승인을 기다립니다. 내 서버에는 친구의 토큰이 통하지 않습니다(403).",
+            "A token is the person who made it. Calls made with a classmate's token are the classmate's, wait "
+            "for approval in the classmate's notebook, and the token does not open your server (403).",
+        ),
+    },
+    hints=[
+        (
+            "클라이언트는 내 컴퓨터에서, 커널은 허브의 컴퓨터에서 돕니다. 둘 사이에 열린 문은 무엇이고, 그 문은 "
+            "무엇으로 나를 알아볼까요?",
+            "The client runs on your laptop, the kernel on the hub's machine. Which door is open between them, "
+            "and how does that door recognise you?",
+        ),
+        (
+            '`print(srv.client_config("claude-code"))`를 허브에서 실행하면 어떤 주소와 어떤 자리 표시가 나오는지 '
+            "8절에서 확인해 보세요.",
+            'See in section 8 which address and which placeholder `print(srv.client_config("claude-code"))` '
+            "shows on a hub.",
+        ),
+    ],
+    explanation=(
+        "허브에서는 mcp-notebook의 Jupyter 서버 확장이 각 커널의 MCP 서버를 내 서버의 주소 아래 "
+        "(`/user/내이름/mcp-notebook/서버이름/mcp`)에 내놓고, 허브의 로그인으로 지킵니다. 그래서 클라이언트에는 그 "
+        "주소와, 허브의 토큰 페이지에서 만든 내 토큰을 적습니다. 커널 안 서버는 여전히 허브 컴퓨터의 127.0.0.1에서만 "
+        "기다리고, 그 토큰은 밖으로 나가지 않습니다. 호출은 `jupyter:내이름`으로 들어와 이 노트북에서 내 승인을 "
+        "기다립니다. `srv.client_config()`가 이 설정과 토큰 만드는 법을 함께 보여 줍니다.",
+        "On a hub, mcp-notebook's Jupyter server extension serves each kernel's MCP server under your server's "
+        "address (`/user/MY-NAME/mcp-notebook/SERVER/mcp`), guarded by the hub's login. So the client gets that "
+        "address and a token of yours from the hub's token page. The server in the kernel still listens only on "
+        "the hub machine's 127.0.0.1, and its token never leaves. Calls arrive as `jupyter:MY-NAME` and wait for "
+        "your approval in this notebook. `srv.client_config()` shows this configuration and how to make the token.",
     ),
 )
