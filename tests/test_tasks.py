@@ -456,3 +456,30 @@ async def test_one_client_cannot_start_tasks_without_bound(server: Any, tools: T
         assert isinstance(again, CreatedTask)  # room again once one ended
         for task in (running[1], again):
             await cancel_task(client.session, task.task_id)
+
+
+async def test_a_cancelled_thread_that_never_looks_is_abandoned_and_counted(catalogue: Catalogue) -> None:
+    release = threading.Event()
+
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def deaf() -> str:
+        """Waits for the test, never looking at a Context."""
+        release.wait(30)
+        return "too late"
+
+    srv = serve_unattended(catalogue)
+    srv._tools.tasks.cancel_grace = 0.2  # seconds a cancelled thread has to stop by itself
+    try:
+        async with connect(srv, "auto", extensions=[TasksExtension()]) as client:
+            created = await client.session.call_tool("deaf", {}, allow_claimed=True)
+            await cancel_task(client.session, created.task_id)
+            # The task is over for everyone; its thread, which cannot be stopped, is counted as abandoned
+            # (as a timed-out call's is), so a tool that keeps doing this runs out of threads, not the server.
+            assert until(lambda: srv._tools.tasks.runs == {})
+            assert until(lambda: srv._tools.runner.abandoned("deaf") == 1)
+            assert (await get_task(client.session, created.task_id)).status == "cancelled"
+            release.set()
+            assert until(lambda: srv._tools.runner.abandoned("deaf") == 0)  # it ended: nothing left running
+    finally:
+        release.set()
+        srv.stop()
