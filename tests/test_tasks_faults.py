@@ -41,7 +41,8 @@ def server(catalogue: Catalogue, seen: Seen) -> Iterator[Any]:
             seen.stopped.set()
         return f"call {n} slept {seconds:g} s"
 
-    srv = serve_unattended(catalogue)
+    # Every request is kept in srv.calls, each poll too: room for a hundred tasks' calls and polls.
+    srv = serve_unattended(catalogue, history=20_000)
     try:
         yield srv
     finally:

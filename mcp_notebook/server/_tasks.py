@@ -357,12 +357,12 @@ class TaskManager:
             await run.save()
         except Exception:  # the store failed: the record in memory is gone with the run, say why in the log
             logger.exception("could not store the end of task %s", record.task_id)
-        self.runs.pop(record.task_id, None)
-        for callback in list(run.on_finish):
+        for callback in list(run.on_finish):  # the call's record, finished before the run is gone
             try:
                 callback(run)
             except Exception:
                 logger.exception("task finish callback failed")
+        self.runs.pop(record.task_id, None)
         self._tell(run)
 
     def _end(self, run: TaskRun, status: str, message: str, *, error: dict[str, Any] | None = None) -> bool:
