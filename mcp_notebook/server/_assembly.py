@@ -18,6 +18,7 @@ from ..core._catalogue import Catalogue
 from ..core._identity import Identities
 from ..core._questions import StoredRounds
 from ..core._store import Store
+from ..core._tasks import DEFAULT_TTL
 from ..runtime._execution import ToolRunner
 from ._approval import ApprovalPolicy
 from ._audit import default_audit_path
@@ -44,6 +45,7 @@ def tool_server(
     history_bytes: int = 32 * 1024 * 1024,
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
+    task_ttl: float = DEFAULT_TTL,
 ) -> ToolServer:
     """The protocol server over `catalogue`, with its guardrails, store, audit log and rounds.
 
@@ -52,6 +54,7 @@ def tool_server(
     serves it shares one (an exported app). `request_state_keys`: the keys that seal
     ``requestState`` (the first seals, all open); none: a key of this process.
     `audit_log`: a file, ``"-"`` for stdout, ``False`` for none, None for the default file.
+    `task_ttl`: seconds a finished task and its result stay readable.
     """
     guards = Guardrails(
         max_output_chars=max_output_chars,
@@ -74,6 +77,7 @@ def tool_server(
         audit_log=None if audit_log is False else (audit_log or default_audit_path()),
         request_state_keys=request_state_keys,
         rounds=rounds,
+        task_ttl=task_ttl,
     )
 
 
