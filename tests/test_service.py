@@ -153,6 +153,57 @@ async def test_a_question_on_a_session_several_workers_serve_fails_at_once_sayin
     assert "one worker per process" in said and "2026-07-28 client" in said
 
 
+@pytest.mark.replicas
+def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path: Path) -> None:
+    """A DELETE through any process, or the idle expiry, ends a 2025-11-25 session for all of them:
+    the record they take sessions over from is gone, and each answers the 404 that says what to do.
+    Two processes sharing one SQLite store, as workers on one machine do."""
+    from mcp_notebook.core._store import SESSIONS
+    from mcp_notebook.core._store_url import open_store
+    from tests.conftest import INITIALIZE, until
+    from tests.test_replicas import export_example, token_of
+
+    database = tmp_path / "shared.sqlite3"
+    environ = service_environ(
+        export_example(tmp_path), f"sqlite:///{database}", MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT="4"
+    )
+    first, second = Replica(tmp_path, environ), Replica(tmp_path, environ)
+    store = open_store(f"sqlite:///{database}")
+    auth = {
+        "Authorization": f"Bearer {token_of('client00')}",
+        "Accept": "application/json, text/event-stream",
+    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "price", "arguments": {"item": "tea"}}}  # fmt: skip
+
+    def opened(http: httpx2.Client) -> dict[str, str]:
+        answer = http.post(first.url, json=INITIALIZE, headers=auth)
+        session = {"Mcp-Session-Id": answer.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        http.post(first.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={**auth, **session})  # fmt: skip
+        return session
+
+    def refused(http: httpx2.Client, url: str, session: dict[str, str]) -> bool:
+        answer = http.post(url, json=call, headers={**auth, **session})
+        return answer.status_code == 404 and "send initialize again" in answer.json()["error"]["message"]
+
+    try:
+        with httpx2.Client(timeout=30) as http:
+            session = opened(http)
+            assert (
+                http.post(second.url, json=call, headers={**auth, **session}).status_code == 200
+            )  # taken over
+            gone = http.delete(first.url, headers={**auth, **session})
+            assert gone.status_code < 300, gone.text
+            assert refused(http, second.url, session) and refused(http, first.url, session)
+
+            session = opened(http)  # left alone: its record expires after the idle timeout (4 s)
+            assert until(lambda: store.count(SESSIONS) == 0, timeout=30)
+            assert refused(http, second.url, session)
+    finally:
+        store.close()
+        first.stop()
+        second.stop()
+
+
 def test_a_notebook_that_needs_a_kernel_is_refused_cell_by_cell_and_nothing_is_written(
     tmp_path: Path,
 ) -> None:
