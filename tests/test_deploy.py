@@ -105,7 +105,8 @@ def test_the_dockerfile_serves_the_exported_app_as_the_tests_do() -> None:
     assert {word for word, _ in instructions} <= known
     command = json.loads(next(rest for word, rest in instructions if word == "CMD"))
     assert command[:2] == ["uvicorn", "app:app"]
-    assert command[command.index("--workers") + 1] == "1"  # 2025-11-25 sessions: one worker per container
+    # One worker per container: a tool's question on a 2025-11-25 session must reach the asking process.
+    assert command[command.index("--workers") + 1] == "1"
     assert next(rest for word, rest in instructions if word == "USER") != "root"
     env = " ".join(rest for word, rest in instructions if word == "ENV")
     assert "MCP_NOTEBOOK_CLIENTS_FILE=/run/secrets/" in env and "TOKEN=" not in env

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import nbformat
 import pytest
@@ -61,29 +62,146 @@ def test_the_exported_module_needs_no_kernel_ipython_or_widgets(exported: Path) 
 
 @pytest.mark.replicas
 @pytest.mark.parametrize("server", ["uvicorn", "gunicorn"])
-async def test_the_exported_example_is_served_by_two_workers(exported: Path, server: str) -> None:
-    """2026-07-28 requests, each answered by whichever worker the kernel hands the connection to.
+async def test_the_exported_example_is_served_by_four_workers_to_clients_of_both_eras(
+    exported: Path, server: str
+) -> None:
+    """``uvicorn app:app --workers 4`` (and gunicorn's ``-w 4``), as the README says to serve it.
 
-    Workers behind one port cannot keep a 2025-11-25 session: the session lives in the worker
-    that answered initialize, and the client's next connection may reach the other (README,
-    "Serving an exported app": one worker per process behind the load balancer for those).
+    Whichever worker the kernel hands a connection to answers it: a 2026-07-28 request on its own,
+    a 2025-11-25 session by taking it over from the shared store when another worker opened it.
+    Half of the 2025-11-25 clients open a new connection for every request, so their sessions go
+    through every worker; not one request fails.
     """
     environ = service_environ(exported, f"sqlite:///{exported / f'{server}.sqlite3'}")
-    replica = Replica(exported, environ, workers=2, server=server)
+    replica = Replica(exported, environ, workers=4, server=server)
     try:
         starts = [json.loads(line) for line in replica.lines.seen if '"event": "start"' in line]
         workers = {start["pid"] for start in starts}
-        assert len(workers) == 2 and replica.pid not in workers  # two worker processes under one parent
-        for _ in range(2):
-            async with connect(replica.url, "client00", "2026-07-28") as client:
-                tools = {tool.name for tool in (await client.list_tools()).tools}
-                price = await client.call_tool("price", {"item": "cake"})
-                answered_by = (await client.call_tool("served_by", {})).structured_content
-            assert {"price", "open_cart", "confirm_order", "sales_report"} <= tools
-            assert price.structured_content == {"item": "cake", "price": 5}
-            assert answered_by["pid"] in workers and answered_by["client"] == "client00"  # type: ignore[index]
+        assert len(workers) == 4 and replica.pid not in workers  # four worker processes under one parent
+        report = "\n".join(f"sale {n:06d}: tea x{n % 7 + 1}" for n in range(3000))
+        served: dict[str, list[int]] = {}
+
+        async def one(n: int, mode: str, fresh_connections: bool) -> None:
+            client = f"client{n:02d}"
+            transport = httpx2.AsyncHTTPTransport(limits=httpx2.Limits(max_keepalive_connections=0))
+            async with connect(
+                replica.url, client, mode, transport=transport if fresh_connections else None
+            ) as session:
+                pids = served.setdefault(client, [])
+                for _ in range(5):  # 4 requests a round, 5 rounds, and the large result's read: 21
+                    tools = {tool.name for tool in (await session.list_tools()).tools}
+                    assert {"price", "open_cart", "confirm_order", "sales_report"} <= tools
+                    price = await session.call_tool("price", {"item": "cake"})
+                    assert price.structured_content == {"item": "cake", "price": 5}
+                    answered_by = (await session.call_tool("served_by", {})).structured_content
+                    assert answered_by["client"] == client  # type: ignore[index]
+                    pids.append(answered_by["pid"])  # type: ignore[index]
+                    kept = await session.call_tool("sales_report", {"rows": 3000})
+                link = next(block for block in kept.content if block.type == "resource_link")
+                read = await session.read_resource(str(link.uri))
+                assert read.contents[0].text == report  # type: ignore[union-attr]
+
+        async with anyio.create_task_group() as group:
+            for n in range(8):
+                mode = "legacy" if n < 6 else "2026-07-28"
+                group.start_soon(one, n, mode, n % 2 == 0)
+        assert set().union(*served.values()) <= workers
+        for n in (0, 2, 4):  # a new connection each time: the session went through several workers
+            assert len(set(served[f"client{n:02d}"])) > 1, served
     finally:
         replica.stop()
+
+
+@pytest.mark.replicas
+async def test_a_question_on_a_session_several_workers_serve_fails_at_once_saying_why(exported: Path) -> None:
+    """A 2025-11-25 client's answer to a tool's question may reach another worker than the one that
+    asked: the question is refused at once, with what to do, rather than waited on in vain."""
+    environ = service_environ(exported, f"sqlite:///{exported / 'questions.sqlite3'}")
+    replica = Replica(exported, environ, workers=4)
+    asked: list[str] = []
+
+    async def answer(context: Any, params: Any) -> Any:
+        from mcp import types
+
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    try:
+        transport = httpx2.AsyncHTTPTransport(limits=httpx2.Limits(max_keepalive_connections=0))
+        async with connect(
+            replica.url, "client10", "legacy", transport=transport, elicitation_callback=answer
+        ) as session:
+            pids = set()
+            for _ in range(60):  # until a second worker has served the session (4**-60: never 60 misses)
+                pids.add((await session.call_tool("served_by", {})).structured_content["pid"])  # type: ignore[index]
+                if len(pids) > 1:
+                    break
+            assert len(pids) > 1
+            cart = (
+                await session.call_tool("open_cart", {"idempotency_key": "questions-cart-00001"})
+            ).structured_content["result"]  # type: ignore[index]
+            await session.call_tool("add_to_cart", {"cart": cart, "item": "tea", "idempotency_key": "questions-add-000001"})  # fmt: skip
+            with anyio.fail_after(60):
+                result = await session.call_tool(
+                    "confirm_order", {"cart": cart, "idempotency_key": "questions-confirm-01"}
+                )
+    finally:
+        replica.stop()
+    assert result.is_error is True and asked == []
+    said = result.content[0].text  # type: ignore[union-attr]
+    assert "question (elicitation/create) was not sent" in said
+    assert "one worker per process" in said and "2026-07-28 client" in said
+
+
+@pytest.mark.replicas
+def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path: Path) -> None:
+    """A DELETE through any process, or the idle expiry, ends a 2025-11-25 session for all of them:
+    the record they take sessions over from is gone, and each answers the 404 that says what to do.
+    Two processes sharing one SQLite store, as workers on one machine do."""
+    from mcp_notebook.core._store import SESSIONS
+    from mcp_notebook.core._store_url import open_store
+    from tests.conftest import INITIALIZE, until
+    from tests.test_replicas import export_example, token_of
+
+    database = tmp_path / "shared.sqlite3"
+    environ = service_environ(
+        export_example(tmp_path), f"sqlite:///{database}", MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT="4"
+    )
+    first, second = Replica(tmp_path, environ), Replica(tmp_path, environ)
+    store = open_store(f"sqlite:///{database}")
+    auth = {
+        "Authorization": f"Bearer {token_of('client00')}",
+        "Accept": "application/json, text/event-stream",
+    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "price", "arguments": {"item": "tea"}}}  # fmt: skip
+
+    def opened(http: httpx2.Client) -> dict[str, str]:
+        answer = http.post(first.url, json=INITIALIZE, headers=auth)
+        session = {"Mcp-Session-Id": answer.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        http.post(first.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={**auth, **session})  # fmt: skip
+        return session
+
+    def refused(http: httpx2.Client, url: str, session: dict[str, str]) -> bool:
+        answer = http.post(url, json=call, headers={**auth, **session})
+        return answer.status_code == 404 and "send initialize again" in answer.json()["error"]["message"]
+
+    try:
+        with httpx2.Client(timeout=30) as http:
+            session = opened(http)
+            assert (
+                http.post(second.url, json=call, headers={**auth, **session}).status_code == 200
+            )  # taken over
+            gone = http.delete(first.url, headers={**auth, **session})
+            assert gone.status_code < 300, gone.text
+            assert refused(http, second.url, session) and refused(http, first.url, session)
+
+            session = opened(http)  # left alone: its record expires after the idle timeout (4 s)
+            assert until(lambda: store.count(SESSIONS) == 0, timeout=30)
+            assert refused(http, second.url, session)
+    finally:
+        store.close()
+        first.stop()
+        second.stop()
 
 
 def test_a_notebook_that_needs_a_kernel_is_refused_cell_by_cell_and_nothing_is_written(

@@ -82,6 +82,9 @@ TASKS = "tasks"
 ROUNDS = "rounds"
 """2026-07-28 rounds waiting for answers (key: the round id in a sealed ``requestState``): each is
 answered once, by whichever replica the answer reaches (`delete` is true once)."""
+SESSIONS = "sessions"
+"""Handshakes of open 2025-11-25 sessions (key: the ``Mcp-Session-Id``), scoped to the identity that
+opened each, so that another worker or replica can take a session over for that identity only."""
 RATE_LIMITS = "rate-limits"
 """Token buckets of rate-limited tools (key: the limit), taken from with `Store.take`."""
 

@@ -444,13 +444,15 @@ class ToolCalls:
         """Run the tool under its timeout (or replay a stored result), then sanitize what it returned."""
         context = None
         if entry.context:
-            state = self.sessions.get(session_id_of(ctx))
+            session_id = session_id_of(ctx)
+            state = self.sessions.get(session_id)
             level = state.log_level if state is not None else None
             context = context_for(
                 ctx,
                 session_level=level,
                 progress_after=waited,
                 cancel=task.cancel if task is not None else None,
+                answer_may_go_astray=lambda: self.sessions.spread(session_id),
             )
             if task is not None:
                 self.tasks.bind(task, context)

@@ -9,7 +9,7 @@ reads it), and whether this thread runs the tool for a cell that is waiting for 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio.to_thread
@@ -20,15 +20,23 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..core._context import LOG_LEVELS, Context
+from ..core._errors import ServerError
 from ..core._questions import ELICIT, ROOTS, SAMPLE, UNANSWERED, RoundLedger, answer_round, parse_answer
+from ..core._text import t
 from ..runtime._execution import cell_is_waiting
 
 
 class _RequestContext(Context):
     """`Context` on the SDK's request: sends a 2025-11-25 question on the call's own stream."""
 
+    # Whether the client's answer may reach another process (its session is served by several):
+    # that process could not hand it to this call, which would wait for it in vain.
+    answer_may_go_astray: Callable[[], bool] = staticmethod(lambda: False)
+
     async def _push(self, request: Mapping[str, Any]) -> Any:
         method = request["method"]
+        if self.answer_may_go_astray():
+            raise ServerError(t("sessions.question_astray", method=method))
         shapes: dict[str, tuple[Any, Any]] = {
             ELICIT: (types.ElicitRequest, types.ElicitResult),
             SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
@@ -50,20 +58,25 @@ def context_for(
     session_level: str | None = None,
     progress_after: float | None = None,
     cancel: threading.Event | None = None,
+    answer_may_go_astray: Callable[[], bool] | None = None,
 ) -> Context:
     """The `Context` of one tools/call or prompts/get.
 
     `session_level`: a handshake-era session's ``logging/setLevel`` (every level when it set none).
     `progress_after`: the last progress the server already sent on this request's token.
     `cancel`: the event that cancels the call (a task's), shared with whoever cancels it.
+    `answer_may_go_astray`: asked before a 2025-11-25 question is sent; True refuses it at once.
     """
     if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
         levels = frozenset(LOG_LEVELS[LOG_LEVELS.index(session_level or LOG_LEVELS[0]) :])
     else:
         levels = frozenset(allowed_log_levels(ctx.protocol_version, ctx.meta))
-    return _RequestContext.of_request(
+    context = _RequestContext.of_request(
         ctx, log_levels=levels, in_waiting_cell=cell_is_waiting, progress_after=progress_after, cancel=cancel
     )
+    if answer_may_go_astray is not None:
+        context.answer_may_go_astray = answer_may_go_astray  # type: ignore[attr-defined]
+    return context
 
 
 async def open_round(rounds: RoundLedger, identity: str) -> str:

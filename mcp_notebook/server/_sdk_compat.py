@@ -30,15 +30,26 @@ and that a session's ``send_notification`` sends a notification its type union l
 from __future__ import annotations
 
 import contextvars
+import logging
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
+import anyio
 import mcp_types as types
+from anyio.abc import TaskStatus
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
+from mcp.server.runner import serve_connection
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.transport_context import TransportContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from starlette.types import Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
 
 _MANAGER = "mcp.server.streamable_http_manager.StreamableHTTPSessionManager"
 _TRANSPORT = "mcp.server.streamable_http.StreamableHTTPServerTransport"
@@ -60,7 +71,9 @@ RELIES_ON: tuple[tuple[str, str, str], ...] = (
     (f"{_MANAGER}._discard_session", "async def (self, session_id, transport)", "HookedSessionManager"),
     (f"{_MANAGER}._server_instances", "attribute", "HookedSessionManager (the session table)"),
     (f"{_MANAGER}._session_owners", "attribute", "HookedSessionManager.close_session"),
-    (f"{_MANAGER}._task_group", "attribute", "HookedSessionManager.close_session"),
+    (f"{_MANAGER}._task_group", "attribute", "HookedSessionManager.close_session, open_as"),
+    (f"{_MANAGER}._session_creation_lock", "attribute", "HookedSessionManager.creation_lock"),
+    (f"{_MANAGER}._lifespan_state", "attribute", "HookedSessionManager.start_born_ready"),
     (f"{_TRANSPORT}._requests_in_flight", "attribute", "requests_in_flight"),
     (f"{_SERVER}._handle_discover", "async def (self, ctx, params)", "default_discover"),
     # Public names, used in a way the SDK does not document.
@@ -162,6 +175,76 @@ class HookedSessionManager(StreamableHTTPSessionManager):
         if self._task_group is not None:
             self._task_group.start_soon(transport.terminate)
 
+    # -- a session another process opened, taken over here ----------------------------------------
+    # The SDK opens a session only from an ``initialize`` it answers itself, in this process: workers
+    # sharing one port (``uvicorn --workers 4``) or a replica taking over a dead one's sessions have
+    # the handshake only as a record. A public ``resume_session(id, owner, initialize_params)`` on
+    # the manager (a born-ready connection for a known handshake) would replace these three.
+    def creation_lock(self) -> anyio.Lock:
+        """The SDK's session-creation lock: admission and taking a session over happen under it."""
+        return self._session_creation_lock
+
+    def open_as(self, session_id: str, requestor: Any) -> StreamableHTTPServerTransport:
+        """Register a session under `session_id` for `requestor` (`requestor_of`), as admission would.
+
+        Call under `creation_lock`; then `start_born_ready` serves it.
+        """
+        transport = StreamableHTTPServerTransport(
+            mcp_session_id=session_id,
+            is_json_response_enabled=self.json_response,
+            event_store=self.event_store,
+            security_settings=self.security_settings,
+            retry_interval=self.retry_interval,
+            idle_timeout=self.session_idle_timeout,
+        )
+        if requestor is not None:
+            self._session_owners[session_id] = requestor
+        self._server_instances[session_id] = transport
+        return transport
+
+    async def start_born_ready(
+        self, transport: StreamableHTTPServerTransport, initialize_params: Mapping[str, Any]
+    ) -> None:
+        """Serve a session registered by `open_as` as if its ``initialize`` had been answered here.
+
+        `initialize_params` are the params of the ``initialize`` that opened it (in whichever process):
+        the version is negotiated from them as the SDK does, and the client's info and capabilities
+        are the handshake's. The session ends as any other (idle expiry, DELETE), through `discard`.
+        """
+        session_id = transport.mcp_session_id
+        assert session_id is not None and self._task_group is not None
+        # The version as the SDK's runner negotiates it: the client's own, if it is one it speaks.
+        client_params = types.InitializeRequestParams.model_validate(initialize_params, by_name=False)
+        requested = client_params.protocol_version
+        version = requested if requested in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        app, lifespan_state = self.app, self._lifespan_state
+
+        async def run_server(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+            async with transport.connect() as (read_stream, write_stream):
+                task_status.started()
+                try:
+                    idle_scope = (
+                        transport.idle_scope if transport.idle_scope is not None else anyio.CancelScope()
+                    )
+                    with idle_scope:
+                        dispatcher: JSONRPCDispatcher[TransportContext] = JSONRPCDispatcher(
+                            read_stream, write_stream, inline_methods=frozenset({"initialize"})
+                        )
+                        connection = Connection.for_loop(
+                            dispatcher, session_id=session_id, protocol_version_hint=version
+                        )
+                        connection.client_params = client_params
+                        connection.initialized.set()  # born ready: the client said so to the first process
+                        await serve_connection(
+                            app, dispatcher, connection=connection, lifespan_state=lifespan_state
+                        )
+                except Exception:
+                    logger.exception("session %s crashed", session_id[:8])
+                finally:
+                    await self._discard_session(session_id, transport)
+
+        await self._task_group.start(run_server)
+
     # -- where the SDK calls its private steps: routed to the hooks ---------------------------------
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve_stateful(scope, receive, send)
@@ -171,6 +254,12 @@ class HookedSessionManager(StreamableHTTPSessionManager):
 
     async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         await self.discard(session_id, transport)
+
+
+def requestor_of(scope: Scope) -> Any:
+    """Who the SDK binds a session to (the credential the Gate put in ``scope["user"]``), or None."""
+    user = scope.get("user")
+    return authorization_context(user) if isinstance(user, AuthenticatedUser) else None
 
 
 def requests_in_flight(transport: StreamableHTTPServerTransport) -> int:

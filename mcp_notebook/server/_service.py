@@ -34,6 +34,7 @@ from ._approval import ApprovalPolicy
 from ._assembly import http_app, tool_server
 from ._service_config import ServiceConfig, ServiceConfigError, load_config, shown_store
 from ._service_log import setup_logging
+from ._session_state import SessionRecords
 
 logger = logging.getLogger("mcp_notebook.service")
 
@@ -124,6 +125,11 @@ class ServiceApp:
             # Imported only for an app that accepts OAuth tokens: it needs `pyjwt` (the `service` extra).
             oauth = importlib.import_module("mcp_notebook.server.http._oauth").OAuthResource(config.oauth)
         self.oauth = oauth
+        # Sessions of 2025-11-25 clients are recorded in the store, so that any worker or replica
+        # sharing it can serve them (a client's next connection may reach another process).
+        self.tools.sessions.records = SessionRecords(
+            self.tools.guards.store, config.name, config.session_idle_timeout
+        )
         self._app = http_app(
             self.tools,
             host="127.0.0.1",

@@ -10,6 +10,12 @@ sessions end after ``idle_timeout`` seconds (10 minutes by default).
 Whose each session is lives with the rest of its state (`_session_state.Sessions`): the manager
 makes that state when it admits a session and drops it when the session ends, however it ends.
 
+Processes that share a store (an exported app's workers on one port, or replicas) share sessions:
+the handshake of each is recorded there when it opens (`_session_state.SessionRecords`), and a
+process that gets a request of a session it does not hold takes it over, born ready, for the
+identity that opened it and no other. A DELETE removes the record, and so does the idle expiry (the
+record's TTL, renewed on use): every process then answers 404.
+
 2026-07-28 requests have no sessions: none of this applies to them.
 """
 
@@ -25,8 +31,8 @@ from starlette.types import Receive, Scope, Send
 
 from ...core._identity import STATE_KEY, Identity
 from ...core._text import t
-from .._sdk_compat import HookedSessionManager, requests_in_flight
-from .._session_state import Sessions
+from .._sdk_compat import HookedSessionManager, requestor_of, requests_in_flight
+from .._session_state import SessionRecords, Sessions
 
 logger = logging.getLogger(__name__)
 
@@ -68,18 +74,37 @@ class LimitedSessionManager(HookedSessionManager):
     async def serve_stateful(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
         session = headers.get(MCP_SESSION_ID_HEADER.lower().encode())
+        identity = identity_of(scope)
+        records = self.sessions.records
         if session is not None:
-            if self.transport_of(session.decode("latin-1")) is None:
-                # Unknown here: it ended, or it lived in a process that is gone (a replica behind a
-                # load balancer that stopped). The SDK's bare "Session not found" names no way out.
-                await _unknown_session(send)
+            session_id = session.decode("latin-1")
+            if self.transport_of(session_id) is None:
+                # Unknown here: it ended, or another process opened it (a worker on the same port, a
+                # replica that stopped). Taken over if the store says it is this identity's and open.
+                record = records.find(session_id, identity) if records is not None else None
+                if record is None or records is None:
+                    # The SDK's bare "Session not found" names no way out.
+                    await _unknown_session(send)
+                    return
+                if not await self._take_over(session_id, identity, record, scope, records):
+                    await _refuse(send, len(self._sessions_of(identity)), self.session_idle_timeout)
+                    return
+            elif records is not None and not self._still_open(session_id, records):
+                await _unknown_session(send)  # the client ended it through another process, or it expired
                 return
             await super().serve_stateful(scope, receive, send)
+            if (
+                records is not None
+                and scope.get("method") == "DELETE"
+                and self.transport_of(session_id) is None
+            ):
+                records.forget(session_id, identity)  # the SDK ended it: only for the identity that owns it
             return
-        identity = identity_of(scope)
         if self._full_and_busy(identity):
             await _refuse(send, len(self._sessions_of(identity)), self.session_idle_timeout)
             return
+        if records is not None:
+            receive, send = _recording(receive, send, records, identity)
         token = _opening_for.set(identity)
         try:
             await super().serve_stateful(scope, receive, send)
@@ -89,17 +114,51 @@ class LimitedSessionManager(HookedSessionManager):
     def admit(self, requestor: Any) -> StreamableHTTPServerTransport | None:
         # Under the SDK's session-creation lock: count, make room, admit, in one step.
         identity = _opening_for.get("")
-        mine = self._sessions_of(identity)
-        while len(mine) >= self.per_identity:
-            idle = next((session for session in mine if self._idle(session)), None)
-            if idle is None:
-                return None  # all busy: the SDK's 503 (only a request racing another one gets here)
-            self._close(idle)
-            mine.remove(idle)
+        if not self._make_room(identity):
+            return None  # all busy: the SDK's 503 (only a request racing another one gets here)
         transport = super().admit(requestor)
         if transport is not None and transport.mcp_session_id is not None:
             self.sessions.opened(transport.mcp_session_id, identity)
         return transport
+
+    async def _take_over(
+        self, session_id: str, identity: str, record: dict[str, Any], scope: Scope, records: SessionRecords
+    ) -> bool:
+        """Serve here a session another process opened (False: this identity's sessions are all busy)."""
+        async with self.creation_lock():
+            if self.transport_of(session_id) is None:  # a request racing this one may have done it
+                if not self._make_room(identity):
+                    return False
+                transport = self.open_as(session_id, requestor_of(scope))
+                self.sessions.opened(session_id, identity)
+                await self.start_born_ready(transport, record.get("initialize") or {})
+                logger.info("took over session %s, opened by another process", session_id[:8])
+        records.used(session_id, record, taken_over=True)
+        return True
+
+    def _still_open(self, session_id: str, records: SessionRecords) -> bool:
+        """Whether a session held here is still open for every process (renewing its record); if not, end it."""
+        state = self.sessions.get(session_id)
+        if state is None:
+            return True  # not one the manager admitted: the SDK answers as it would
+        record = records.find(session_id, state.identity)
+        if record is not None:
+            records.used(session_id, record)
+            return True
+        self.close_session(session_id)
+        self.sessions.ended(session_id)
+        return False
+
+    def _make_room(self, identity: str) -> bool:
+        """Close `identity`'s oldest idle sessions until it may hold one more; False if all are busy."""
+        mine = self._sessions_of(identity)
+        while len(mine) >= self.per_identity:
+            idle = next((session for session in mine if self._idle(session)), None)
+            if idle is None:
+                return False
+            self._close(idle)
+            mine.remove(idle)
+        return True
 
     async def discard(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         self.sessions.ended(session_id)
@@ -118,9 +177,48 @@ class LimitedSessionManager(HookedSessionManager):
 
     def _close(self, session: str) -> None:
         """End `session` now: its id answers 404 from here on, its transport ends in the background."""
+        state = self.sessions.get(session)
+        if self.sessions.records is not None and state is not None:
+            self.sessions.records.forget(session, state.identity)  # ended for every process
         self.close_session(session)
         self.sessions.ended(session)
         logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
+
+
+def _recording(receive: Receive, send: Send, records: SessionRecords, identity: str) -> tuple[Receive, Send]:
+    """`receive` and `send` of a request that may open a session, which record its handshake.
+
+    Recorded before the answer leaves, so that the client's next request finds the record in
+    whichever process it reaches.
+    """
+    body = bytearray()
+
+    async def receive_kept() -> Any:
+        message = await receive()
+        if message["type"] == "http.request":
+            body.extend(message.get("body", b""))
+        return message
+
+    async def send_recorded(message: Any) -> None:
+        if message["type"] == "http.response.start" and message["status"] < 400:
+            session = dict(message.get("headers", [])).get(MCP_SESSION_ID_HEADER.lower().encode())
+            params = _initialize_params(bytes(body))
+            if session is not None and params is not None:
+                records.record(session.decode("latin-1"), identity, params)
+        await send(message)
+
+    return receive_kept, send_recorded
+
+
+def _initialize_params(body: bytes) -> dict[str, Any] | None:
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(request, dict) or request.get("method") != "initialize":
+        return None
+    params = request.get("params")
+    return params if isinstance(params, dict) else None
 
 
 async def _unknown_session(send: Send) -> None:
