@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, set_language, tool
 from mcp_notebook.core import _text
-from mcp_notebook.lessons import Feedback, ch00, ch01
+from mcp_notebook.lessons import Feedback, _notebooks, ch00, ch01
 from tests.lessons.conftest import ALL_EXERCISES
 
 
@@ -251,25 +251,30 @@ def test_a_flawed_converter_is_rejected_with_the_right_advice(
 
 
 # -- the notebooks, answered ----------------------------------------------------------------------
-LESSONS = Path(__file__).parents[2] / "notebooks" / "ko"
+ROOT = Path(__file__).parents[2]
+CORRECT = {"ko": "정답입니다", "en": "Correct!"}
+LESSON_NOTEBOOKS = [n for language in ("ko", "en") for n in _notebooks.every_notebook(language)]
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("path", sorted(LESSONS.glob("*.ipynb")), ids=lambda p: p.stem)
-def test_a_learner_writing_the_model_answers_solves_every_exercise_in_a_kernel(path: Path) -> None:
+@pytest.mark.parametrize("made", LESSON_NOTEBOOKS, ids=lambda n: n.path)
+def test_a_learner_writing_the_model_answers_solves_every_exercise_in_a_kernel(
+    made: _notebooks.Notebook,
+) -> None:
     """Fill each answer cell of a lesson with its model answer and run the notebook top to bottom."""
-    chapter = importlib.import_module(f"mcp_notebook.lessons.ch{path.name[:2]}")
+    path = ROOT / made.path
+    chapter = importlib.import_module(f"mcp_notebook.lessons.ch{made.chapter}")
     notebook = nbformat.read(path, as_version=4)
     answered = []
-    for cell in notebook.cells:
-        found = re.search(r"^(q\d+)\.check\(\)$", cell.source, re.MULTILINE)
-        if cell.cell_type == "code" and cell.source.startswith("# 여기에 답을 쓰세요") and found:
-            name = found.group(1)
-            cell.source = f"{getattr(chapter, name).solution_code()}\n\n{name}.check()"
+    for cell, source in zip(notebook.cells, made.cells, strict=True):
+        if source.exercise is not None:
+            name = source.exercise
+            with _notebooks.speaking(made.language):
+                cell.source = f"{getattr(chapter, name).solution_code()}\n\n{name}.check()"
             answered.append(cell)
-    assert len(answered) == len(chapter.__all__)
+    assert answered, made.path
     resources = {"metadata": {"path": str(path.parent)}}
     NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources).execute()
     for cell in answered:
         shown = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-        assert "정답입니다" in shown, shown
+        assert CORRECT[made.language] in shown, shown
