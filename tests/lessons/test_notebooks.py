@@ -8,6 +8,7 @@ nbval compares) follow.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,23 @@ def test_no_text_is_left_to_translate(chapter: str) -> None:
         data = _content.read(_content.CONTENT / f"ch{chapter}" / name)
         left = [where for where, text in _strings(data, name) if text.strip().startswith("TODO")]
         assert not left, f"ch{chapter}: still to write: {left[:5]}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_no_notebook_takes_much_more_than_twenty_minutes(notebook: _notebooks.Notebook) -> None:
+    """The measure: prose read at 200 Korean words (어절) or 238 English words a minute, a quarter of a
+    minute per code cell, a minute and a half per exercise. A chapter above 25 minutes is trimmed or
+    split into parts (``05b_...``), each of which runs on its own."""
+    minutes = _notebooks.reading_minutes(notebook)
+    assert minutes <= _notebooks.LIMIT_MINUTES, f"{notebook.path}: {minutes:.1f} minutes; trim or split it"
+
+
+def test_a_chapter_split_in_parts_links_each_part_to_the_next() -> None:
+    for language in LANGUAGES:
+        for chapter in _content.chapters():
+            parts = [n for n in MADE[language] if n.chapter == chapter]
+            for first, second in itertools.pairwise(parts):
+                prose = "".join(cell.source for cell in first.cells if cell.type == "markdown")
+                assert f"({second.file}.ipynb)" in prose, (first.path, second.path)
+                opening = "".join(cell.source for cell in second.cells[:2] if cell.type == "markdown")
+                assert f"({first.file}.ipynb)" in opening, (second.path, first.path)
