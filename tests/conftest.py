@@ -16,15 +16,17 @@ from mcp_notebook import Catalogue, serve
 
 @pytest.fixture(autouse=True, scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Audit logs and idempotency stores of test servers go to a scratch folder, not the home folder."""
+    """Audit logs, idempotency stores and lesson progress of tests go to a scratch folder, not the home folder."""
     folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("MCP_NOTEBOOK_CACHE_DIR")
+    saved = {name: os.environ.get(name) for name in ("MCP_NOTEBOOK_CACHE_DIR", "MCP_NOTEBOOK_DATA_DIR")}
     os.environ["MCP_NOTEBOOK_CACHE_DIR"] = str(folder)
+    os.environ["MCP_NOTEBOOK_DATA_DIR"] = str(folder / "data")
     yield folder
-    if before is None:
-        os.environ.pop("MCP_NOTEBOOK_CACHE_DIR", None)
-    else:
-        os.environ["MCP_NOTEBOOK_CACHE_DIR"] = before
+    for name, before in saved.items():
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +68,35 @@ def kernel() -> Iterator[Any]:
         yield k
     finally:
         k.shutdown()
+
+
+@pytest.fixture(scope="session")
+def jupyter_shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real Jupyter server (the extension enabled by the install) with one kernel serving ``shop``."""
+    import secrets
+
+    from tests.jupyter.servers import SERVE, ServedKernel, jupyter_server
+
+    with jupyter_server(tmp_path_factory.mktemp("jupyter"), secrets.token_urlsafe(24)) as jupyter:
+        kernel_id, kernel = jupyter.start_kernel()
+        try:
+            kernel.run(SERVE, timeout=120).raise_for_error()
+            yield ServedKernel(jupyter, kernel_id, kernel)
+        finally:
+            kernel.shutdown()
+
+
+@pytest.fixture(scope="session")
+def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One real JupyterHub for the run (tests/hub/hub.py): three students serving ``shop``, a teacher.
+
+    tests/hub/test_hub.py stops alice's server last in its module; later users of the fixture use
+    bob's and carol's.
+    """
+    from tests.hub.hub import running_classroom
+
+    with running_classroom(tmp_path_factory.mktemp("hub")) as room:
+        yield room
 
 
 @pytest.fixture

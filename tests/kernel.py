@@ -7,15 +7,27 @@ import queue
 from collections import defaultdict
 from typing import Any
 
+from jupyter_client.blocking import BlockingKernelClient
 from jupyter_client.manager import start_new_kernel
 
 
 class Kernel:
     """Start a kernel; run cells now or in the background; read each cell's outputs."""
 
-    def __init__(self, cwd: str | None = None, env: dict[str, str] | None = None) -> None:
-        options: dict[str, Any] = {"cwd": cwd} if env is None else {"cwd": cwd, "env": env}
-        self.manager, self.client = start_new_kernel(kernel_name="python3", **options)
+    def __init__(
+        self, cwd: str | None = None, env: dict[str, str] | None = None, *, connection_file: str | None = None
+    ) -> None:
+        """Start a kernel, or attach to one a Jupyter server runs (`connection_file`; then `shutdown`
+        only lets go of it: its server stops it)."""
+        self.manager: Any = None
+        if connection_file is not None:
+            self.client = BlockingKernelClient(connection_file=connection_file)
+            self.client.load_connection_file()
+            self.client.start_channels()
+            self.client.wait_for_ready(timeout=60)
+        else:
+            options: dict[str, Any] = {"cwd": cwd} if env is None else {"cwd": cwd, "env": env}
+            self.manager, self.client = start_new_kernel(kernel_name="python3", **options)
         self._pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._done: set[str] = set()
 
@@ -78,7 +90,8 @@ class Kernel:
 
     def shutdown(self) -> None:
         self.client.stop_channels()
-        self.manager.shutdown_kernel(now=False)
+        if self.manager is not None:
+            self.manager.shutdown_kernel(now=False)
 
 
 class Outputs:

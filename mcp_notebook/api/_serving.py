@@ -37,6 +37,7 @@ from ..server._protocol import ToolServer
 from ..server.http._gate import is_loopback
 from ..server.http._listener import bind_socket, run_http
 from ._handle import ServerHandle
+from ._jupyter_link import publish as publish_link
 
 _lock = threading.RLock()
 _current: ServerHandle | None = None
@@ -197,8 +198,11 @@ def serve(
         # during the first call a client makes.
         portal.start_task_soon(anyio.to_thread.run_sync, _warm_up)
         unsubscribe = tools.catalogue.subscribe(_debounced_notifier(portal, tools))
+        # In a Jupyter kernel: the Jupyter server extension's way in (`mcp_notebook.jupyter`).
+        withdraw_link = publish_link(handle.url, server_name, tools.identities)
 
         def stop() -> None:
+            withdraw_link()
             unsubscribe()
             for hook in list(runtime.before_server_stop):
                 with contextlib.suppress(Exception):

@@ -12,6 +12,13 @@ token's SHA-256, then a constant-time comparison. Three kinds of identity:
 a named client
     ``srv.add_client("claude-code")`` mints a token for one client; ``srv.revoke_client(name)``
     ends it on that client's next request.
+``jupyter:<user>``
+    A person Jupyter authenticated, through the Jupyter server extension (`mcp_notebook.jupyter`):
+    the extension holds the kernel server's *forwarder* credential (`Identities.set_forwarder`) and
+    names the Jupyter user in the ``X-MCP-Notebook-User`` header. That header counts only next to the
+    forwarder credential, which never leaves the user's own processes (a 0600 file in the Jupyter
+    runtime folder): a client holding any other token that sends the header is still itself. The
+    colon keeps these names apart from every client name (`add_client` allows none).
 
 ``clientInfo.name`` is only a claim: it is shown ("claims to be ...") and never used as a key.
 What outlives a call (handles, idempotency keys, kept results, rate limits, "always allow") is
@@ -31,6 +38,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from ._secrets import new_token
 from ._text import t
@@ -40,10 +48,15 @@ NOTEBOOK = "notebook"
 OWNER = "owner"
 """The identity of the server token, the notebook owner's (reserved)."""
 RESERVED = (NOTEBOOK, OWNER)
+JUPYTER_PREFIX = "jupyter:"
+"""Identities of Jupyter users, forwarded by the Jupyter server extension: ``jupyter:alice``."""
+FORWARDED_USER_HEADER = "x-mcp-notebook-user"
+"""The header in which the Jupyter server extension names the user (percent-encoded UTF-8)."""
 STATE_KEY = "mcp_notebook.identity"
 """Where the gate puts the `Identity` of a request: ``scope["state"][STATE_KEY]``."""
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_MAX_FORWARDED_USERS = 4096  # distinct Jupyter users remembered; a hub has far fewer per server
 _MIN_TOKEN = 16
 _SERVER_NAME_MAX = 100
 
@@ -91,6 +104,9 @@ class Identities:
         self._by_digest: dict[bytes, _Credential] = {}
         self._tokens: dict[str, str] = {}  # name -> token
         self._known: dict[str, Identity] = {}
+        self._forwarder: Identity | None = None
+        self._forwarder_digest: bytes | None = None
+        self._jupyter_users: dict[str, Identity] = {}
         self._set(OWNER, owner_token)
         if notebook_token:
             self._set(NOTEBOOK, notebook_token)
@@ -102,6 +118,47 @@ class Identities:
         if found is None or not hmac.compare_digest(found.token, credential):
             return None
         return found.identity
+
+    def forwarded(self, identity: Identity, user: bytes | None) -> Identity | None:
+        """The identity of a request whose credential proved `identity` and that named `user`.
+
+        The forwarder's credential proves nobody by itself: it stands for the Jupyter user the
+        extension names (``jupyter:<user>``), and without a well-formed name it is refused (None).
+        Any other identity is itself, whatever `user` says (a header anyone can send).
+        """
+        if identity is not self._forwarder:
+            return identity
+        name = _forwarded_name(user)
+        if name is None:
+            return None
+        found = self._jupyter_users.get(name)
+        if found is None:
+            if len(self._jupyter_users) >= _MAX_FORWARDED_USERS:
+                self._jupyter_users.clear()  # a cache: identities compare by name
+            found = self._jupyter_users[name] = Identity(JUPYTER_PREFIX + name)
+        return found
+
+    def set_forwarder(self, token: str | None) -> None:
+        """Accept `token` as the Jupyter server extension's credential (None: accept it no more).
+
+        See the module's docstring: requests with it carry the Jupyter user's name in
+        ``X-MCP-Notebook-User`` and are that user's (``jupyter:<user>``).
+        """
+        with self._lock:
+            if self._forwarder_digest is not None:
+                self._by_digest.pop(self._forwarder_digest, None)
+                self._forwarder = self._forwarder_digest = None
+            if token is None:
+                return
+            _check_token(token)
+            encoded = token.encode()
+            digest = hashlib.sha256(encoded).digest()
+            holder = self._by_digest.get(digest)
+            if holder is not None:
+                raise ValueError(t("identity.token_taken", other=holder.identity.name))
+            self._forwarder = Identity(JUPYTER_PREFIX)
+            self._forwarder_digest = digest
+            self._by_digest[digest] = _Credential(encoded, self._forwarder)
 
     # -- clients ----------------------------------------------------------------------------------
     def add(self, name: str, token: str | None = None) -> str:
@@ -157,6 +214,19 @@ class Identities:
         encoded = token.encode()
         self._tokens[name] = token
         self._by_digest[hashlib.sha256(encoded).digest()] = _Credential(encoded, identity)
+
+
+def _forwarded_name(user: bytes | None) -> str | None:
+    """The Jupyter user's name from the header's percent-encoded UTF-8, if it is a plausible name."""
+    if not user or len(user) > 1024:
+        return None
+    try:
+        name = unquote(user.decode("ascii"), errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not name or len(name) > 255 or not name.isprintable() or name != name.strip():
+        return None
+    return name
 
 
 def check_client_name(name: Any) -> None:

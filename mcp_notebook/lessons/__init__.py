@@ -19,6 +19,11 @@ Kinds of exercise:
     └── ToolExercise       the learner writes a tool; it is listed and called through the real
                            in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
 
+Every judged check is recorded (chapter, exercise, outcome, attempts, time; never the answer) in
+``progress.jsonl`` in the user data folder and, on a class hub, sent to the instructor's progress
+service: `record_progress` (``record_progress(False)``) or ``MCP_NOTEBOOK_PROGRESS=off`` opts out,
+`read_progress` reads it back (`mcp_notebook.lessons._progress`).
+
 Messages exist in Korean and English (`mcp_notebook.set_language`). Importing this package does
 not import the MCP SDK; a tool check does.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Vocabulary, normalize
 from ._exercise import Exercise, Feedback
+from ._progress import progress_path, read_progress, record_progress
 from ._toolcheck import Param, Probe, ToolExercise
 
 CHAPTERS = ("ch00", "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08")
@@ -45,4 +51,7 @@ __all__ = [
     "ToolExercise",
     "Vocabulary",
     "normalize",
+    "progress_path",
+    "read_progress",
+    "record_progress",
 ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core._text import t
+from ._progress import record_check
 from ._texts import Text, as_text, localized
 
 Kind = Literal["not_attempted", "correct", "incorrect", "hint", "no_more_hints", "solution"]
@@ -219,6 +220,7 @@ class Exercise:
         except NotAttempted:
             return self._feedback("not_attempted", t("lessons.check.not_attempted", how=self.how_to_answer()))
         self.attempts += 1
+        record_check(self.chapter, self.name, "incorrect" if problems else "correct", self.attempts)
         if not problems:
             self.status = "correct"
             return self._feedback("correct", t("lessons.check.correct"), *self.praise())

@@ -1,8 +1,9 @@
 """Exercises of chapter 07 (실제 AI 클라이언트 연결): reading a failed connection, a VS Code
 configuration the checker connects with for real, which stretch of each connection is HTTP and
-which is stdio, what works from a Binder kernel, and a configuration that survives a restart.
+which is stdio, what works from a Binder kernel, a configuration that survives a restart, and a
+kernel on the class's JupyterHub.
 
->>> from mcp_notebook.lessons.ch07 import q1, q2, q3, q4, q5
+>>> from mcp_notebook.lessons.ch07 import q1, q2, q3, q4, q5, q6
 
 Their content is data: ``content/ch07/exercises.toml``; the kind of q2 is defined here.
 """
@@ -17,7 +18,7 @@ from ..core._text import clip, t
 from ._content import load_exercises
 from ._exercise import Exercise, NotAttempted, is_blank
 
-__all__ = ["q1", "q2", "q3", "q4", "q5"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
 
 # -- q2: a configuration the checker connects with ---------------------------------------------------
 
@@ -176,4 +177,4 @@ def connect_with(url: str, headers: dict[str, str], *, timeout: float = CHECK_TI
     return check_connection(url, None, headers=headers, timeout=timeout)
 
 
-q1, q2, q3, q4, q5 = load_exercises("07", __all__, kinds={"client_config": ClientConfigExercise})
+q1, q2, q3, q4, q5, q6 = load_exercises("07", __all__, kinds={"client_config": ClientConfigExercise})

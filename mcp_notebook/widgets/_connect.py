@@ -12,6 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..client._configs import CLIENTS, config_usage
+from ..client._hub import hub_location
 from ..core._text import t
 
 
@@ -44,7 +45,10 @@ class ConnectView(widgets.VBox):
 
     def run_check(self) -> Any:
         """Check the connection as the picked client would (or with the server token), and show the outcome."""
-        outcome = self.server.check(identity=self.client.value)
+        # On JupyterHub clients come in through the hub with hub tokens, not a client token of the
+        # server's: check that path (the handle knows it).
+        on_hub = hub_location() is not None
+        outcome = self.server.check(identity=None if on_hub else self.client.value)
         colour = "#1b6e3a" if outcome.ok else "#b3261e"
         self.result.value = f"<span style='color:{colour}'>{html.escape(outcome.message)}</span>"
         return outcome

@@ -39,7 +39,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ...core._identity import STATE_KEY, Identities, Identity
+from ...core._identity import FORWARDED_USER_HEADER, STATE_KEY, Identities, Identity
 from ...core._text import t
 from .._sdk_compat import adopt_session_manager
 from .._session_state import Sessions
@@ -53,6 +53,7 @@ from ._sessions import (
 )
 
 MCP_PATH = "/mcp"
+_FORWARDED_USER = FORWARDED_USER_HEADER.encode()
 SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
@@ -140,7 +141,7 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        version = content_type = length = host = origin = None
+        version = content_type = length = host = origin = forwarded_user = None
         identity: Identity | None = None
         for key, value in scope["headers"]:
             if key == b"host":
@@ -157,9 +158,14 @@ class Gate:
                 content_type = value
             elif key == b"content-length":
                 length = value
+            elif key == _FORWARDED_USER:
+                forwarded_user = value
         post = scope.get("method") == "POST"
         if identity is None:
             identity = self._identity_in_query(scope)
+        if identity is not None:
+            # The Jupyter extension's credential stands for the user it names; any other keeps its own.
+            identity = self.identities.forwarded(identity, forwarded_user)
         if identity is not None:
             state = scope.get("state")
             if state is None:
