@@ -62,6 +62,21 @@ def answer_of(exercise: Exercise, case: dict[str, Any]) -> Any:
     return answer
 
 
+@pytest.mark.parametrize(("chapter", "name"), EXERCISES, ids=[f"ch{c}.{n}" for c, n in EXERCISES])
+def test_every_exercise_brings_right_answers_in_two_forms_and_three_plausible_wrong_ones(
+    chapter: str, name: str
+) -> None:
+    table = table_of(chapter, name)
+    accepts, refuses = table.get("accepts", []), table.get("refuses", [])
+    assert len(accepts) >= 2, f"ch{chapter}.{name}: two right answers in different forms, at least"
+    forms = {repr(case.get("answer", case.get("code", case.get("change")))) for case in accepts}
+    assert len(forms) == len(accepts), f"ch{chapter}.{name}: each right answer in a form of its own"
+    assert len(refuses) >= 3, f"ch{chapter}.{name}: three wrong answers a learner would write, at least"
+    assert all(case.get("advice") for case in refuses), (
+        f"ch{chapter}.{name}: each wrong answer names its advice"
+    )
+
+
 @pytest.fixture
 def notebook() -> Iterator[InteractiveShell]:
     """The learner's shell with a server running (``srv``), as the chapters have it; cleaned up after."""
