@@ -85,6 +85,16 @@ SAYS = {
         {"ko": "대소문자를 구별합니다", "en": "Names are case-sensitive"},
         {},
     ),
+    "an input schema may name draft-07 with $schema": (
+        "01",
+        {"ko": "http://json-schema.org/draft-07/schema#", "en": "http://json-schema.org/draft-07/schema#"},
+        {},
+    ),
+    "x-mcp-header never on a secret": (
+        "05",
+        {"ko": "`x-mcp-header`를 붙이지 말라고", "en": "never to put `x-mcp-header`"},
+        {},
+    ),
     "handles are bound to the identity a token proves, not a claimed name": (
         "05",
         {"ko": "토큰이 증명하는 신원", "en": "the identity the token proves"},
