@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core._text import t
-from ._exercise import Exercise, NotAttempted, is_blank
-from ._texts import Text, localized
+from ._exercise import DataContext, Exercise, NotAttempted, is_blank
+from ._order import arrange, fallback_ordinal
+from ._texts import Text, as_text, localized
 
 _IGNORED = re.compile(r"[\s_\-`'\"“”‘’]+")
 
@@ -32,6 +33,10 @@ class Category:
     meaning: Text
     variants: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", as_text(self.label))
+        object.__setattr__(self, "meaning", as_text(self.meaning))
+
 
 class Vocabulary:
     """The categories a classification sorts into (e.g. Tool / Resource / Prompt)."""
@@ -42,8 +47,32 @@ class Vocabulary:
         self._spellings: dict[str, str] = {}
         self._categories = {category.id: category for category in categories}
         for category in categories:
-            for spelling in (category.id, *category.label, *category.variants):
+            for spelling in (category.id, *category.label.values(), *category.variants):
                 self._spellings[normalize(spelling)] = category.id
+
+    @classmethod
+    def from_data(cls, group: str, data: dict[str, Any]) -> Vocabulary:
+        """A vocabulary from its table: ``{id: {label, meaning, variants}}``, in order."""
+        return cls(
+            group,
+            [
+                Category(key, value["label"], value["meaning"], tuple(value.get("variants", ())))
+                for key, value in data.items()
+            ],
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for category in self._categories.values():
+            entry: dict[str, Any] = {"label": dict(category.label), "meaning": dict(category.meaning)}
+            if category.variants:
+                entry["variants"] = list(category.variants)
+            data[category.id] = entry
+        return data
+
+    @property
+    def categories(self) -> list[Category]:
+        return list(self._categories.values())
 
     def read(self, value: Any) -> str | None:
         """The category `value` names, or None."""
@@ -70,6 +99,8 @@ class Classification(Exercise):
     learner's choice would mean, without naming the right one.
     """
 
+    kind = "classification"
+
     def __init__(
         self,
         chapter: str,
@@ -88,7 +119,40 @@ class Classification(Exercise):
         extra.update({f"feedback.{i}.{c}": text for (i, c), text in (feedback or {}).items()})
         self._add_texts(extra)
         for category in self.expected.values():
-            assert category in vocabulary.ids, category
+            if category not in vocabulary.ids:
+                raise ValueError(f"exercise {chapter}.{name}: {category!r} is not in {vocabulary.group}")
+
+    def kind_data(self) -> dict[str, Any]:
+        items: dict[str, Any] = {}
+        for item, category in self.expected.items():
+            entry: dict[str, Any] = {"answer": category, **self._texts[f"item.{item}"]}
+            feedback = {c: dict(self._texts[f"feedback.{i}.{c}"]) for i, c in self.feedback_for if i == item}
+            if feedback:
+                entry["feedback"] = dict(
+                    sorted(feedback.items(), key=lambda kv: self.vocabulary.ids.index(kv[0]))
+                )
+            items[item] = entry
+        return {"vocabulary": self.vocabulary.group, "items": items}
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        kwargs = super().data_kwargs(data, context)
+        group = data.pop("vocabulary")
+        if group not in context.vocabularies:
+            raise ValueError(f"no vocabulary {group!r}; known: {sorted(context.vocabularies)}")
+        kwargs["vocabulary"] = context.vocabularies[group]
+        items: dict[str, tuple[Text, str]] = {}
+        feedback: dict[tuple[str, str], Text] = {}
+        for item, entry in data.pop("items").items():
+            entry = dict(entry)
+            items[item] = ({"ko": entry.pop("ko"), "en": entry.pop("en")}, entry.pop("answer"))
+            for category, text in entry.pop("feedback", {}).items():
+                feedback[(item, category)] = text
+            if entry:
+                raise ValueError(f"item {item!r}: unknown keys {sorted(entry)}")
+        kwargs["items"] = items
+        kwargs["feedback"] = feedback
+        return kwargs
 
     def question_text(self) -> str:
         lines = [self.text("question"), ""]
@@ -137,7 +201,14 @@ class Classification(Exercise):
 
 
 class MultipleChoice(Exercise):
-    """Pick one option by its letter; every wrong option has its own explanation."""
+    """Pick one option by its letter; every wrong option has its own explanation.
+
+    Options have ids (``"breaks_spec"``); the letters a learner sees are given in an order shuffled
+    per learner (`._order`), so the right answer sits anywhere. Older chapters used the letters as
+    ids; they are shuffled all the same.
+    """
+
+    kind = "choice"
 
     def __init__(
         self,
@@ -150,37 +221,91 @@ class MultipleChoice(Exercise):
         **texts: Any,
     ) -> None:
         super().__init__(chapter, name, **texts)
-        self.letters = list(options)
+        self.ids = list(options)
         self.answer = answer
-        assert set(wrong) == set(options) - {answer}, "every wrong option needs its explanation"
+        if set(wrong) != set(options) - {answer}:
+            raise ValueError(f"exercise {chapter}.{name}: every wrong option needs its explanation")
+        self.ordinal = fallback_ordinal(f"{chapter}.{name}")
+        """Its place among the course's multiple-choice exercises (set by the chapter's loader)."""
         extra = {f"option.{k}": v for k, v in options.items()}
         extra.update({f"wrong.{k}": v for k, v in wrong.items()})
         self._add_texts(extra)
 
+    # -- the learner's letters ------------------------------------------------------------------------
+    def order(self, seed: str | None = None) -> list[str]:
+        """The option ids in the order shown (A, B, ...), for this learner or for `seed`."""
+        return arrange(
+            self.ids, self.answer, key=f"{self.chapter}.{self.name}", ordinal=self.ordinal, seed=seed
+        )
+
+    @property
+    def letters(self) -> list[str]:
+        return [chr(ord("A") + index) for index in range(len(self.ids))]
+
+    def letter_of(self, option: str) -> str:
+        """The letter `option` (an id) is shown under."""
+        return self.letters[self.order().index(option)]
+
     def question_text(self) -> str:
         lines = [self.text("question"), ""]
-        lines += [f"{letter}. {self.text(f'option.{letter}')}" for letter in self.letters]
+        lines += [
+            f"{letter}. {self.text(f'option.{option}')}"
+            for letter, option in zip(self.letters, self.order(), strict=True)
+        ]
         return "\n".join(lines)
 
     def template(self) -> str:
         letters = ", ".join(f'"{letter}"' for letter in self.letters)
         return f"{self.variable} = ...  # {t('lessons.choice.template', letters=letters)}"
 
+    def cell_template(self) -> str:
+        return f"{self.variable} = ..."
+
     def solution_code(self) -> str:
-        return f'{self.variable} = "{self.answer}"'
+        return f'{self.variable} = "{self.letter_of(self.answer)}"'
 
     def evaluate(self, answer: Any) -> list[str]:
         letter = normalize(answer).strip("().").upper() if isinstance(answer, str) else None
         if letter not in self.letters:
             letters = ", ".join(self.letters)
             return [t("lessons.choice.unreadable", given=answer, letters=letters, first=self.letters[0])]
-        if letter == self.answer:
+        chosen = self.order()[self.letters.index(letter)]
+        if chosen == self.answer:
             return []
-        return [self.text(f"wrong.{letter}")]
+        return [self.text(f"wrong.{chosen}")]
+
+    # -- as data --------------------------------------------------------------------------------------
+    def kind_data(self) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        for option in self.ids:
+            entry: dict[str, Any] = dict(self._texts[f"option.{option}"])
+            if option != self.answer:
+                entry["why"] = dict(self._texts[f"wrong.{option}"])
+            options[option] = entry
+        return {"answer": self.answer, "options": options}
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        kwargs = super().data_kwargs(data, context)
+        kwargs["answer"] = data.pop("answer")
+        options: dict[str, Text] = {}
+        wrong: dict[str, Text] = {}
+        for option, entry in data.pop("options").items():
+            entry = dict(entry)
+            options[option] = {"ko": entry.pop("ko"), "en": entry.pop("en")}
+            if "why" in entry:
+                wrong[option] = entry.pop("why")
+            if entry:
+                raise ValueError(f"option {option!r}: unknown keys {sorted(entry)}")
+        kwargs["options"] = options
+        kwargs["wrong"] = wrong
+        return kwargs
 
 
 class ShortAnswer(Exercise):
     """A word or two; `accepted` spellings pass, `wrong` maps typical wrong answers to advice."""
+
+    kind = "short"
 
     def __init__(
         self,
@@ -193,16 +318,37 @@ class ShortAnswer(Exercise):
     ) -> None:
         super().__init__(chapter, name, **texts)
         self.model_answer = accepted[0]
+        self.spellings = tuple(accepted)
         self.accepted = {normalize(a) for a in accepted}
         self.wrong_keys: dict[str, str] = {}
+        self.wrong_spellings: dict[str, str] = {}
         extra: dict[str, Text] = {}
         for index, (spelling, advice) in enumerate((wrong or {}).items(), 1):
             self.wrong_keys[normalize(spelling)] = f"wrong.{index}"
+            self.wrong_spellings[f"wrong.{index}"] = spelling
             extra[f"wrong.{index}"] = advice
         self._add_texts(extra)
 
     def template(self) -> str:
         return f"{self.variable} = ...  # {t('lessons.short.template')}"
+
+    def cell_template(self) -> str:
+        return f"{self.variable} = ..."
+
+    def kind_data(self) -> dict[str, Any]:
+        wrong = {spelling: dict(self._texts[key]) for key, spelling in self.wrong_spellings.items()}
+        return (
+            {"accepted": list(self.spellings), "wrong": wrong}
+            if wrong
+            else {"accepted": list(self.spellings)}
+        )
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        kwargs = super().data_kwargs(data, context)
+        kwargs["accepted"] = tuple(data.pop("accepted"))
+        kwargs["wrong"] = data.pop("wrong", {})
+        return kwargs
 
     def solution_code(self) -> str:
         return f"{self.variable} = {self.model_answer!r}"

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..core._text import t
 from ._progress import record_check
-from ._texts import Text, localized
+from ._texts import Text, as_text, localized
 
 Kind = Literal["not_attempted", "correct", "incorrect", "hint", "no_more_hints", "solution"]
 Status = Literal["not_attempted", "incorrect", "correct"]
@@ -35,6 +35,25 @@ _COLOURS: dict[Kind, str] = {
     "no_more_hints": "#8a5a00",
     "solution": "#1a4f8b",
 }
+
+
+@dataclass(frozen=True)
+class DataContext:
+    """What a chapter's data may name besides itself: vocabularies and checks of its module.
+
+    Attributes
+    ----------
+    vocabularies:
+        Categories a classification sorts into, by name (the shared ones and the chapter's own).
+    checks:
+        Functions a probe names to judge a result (``accept = "name"``), from the chapter's module.
+    values:
+        Constants a chapter's code and its data share (``{"diary_dates": [...]}``).
+    """
+
+    vocabularies: dict[str, Any] = field(default_factory=dict)
+    checks: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
 
 class NotAttempted(Exception):
@@ -133,7 +152,7 @@ class Exercise:
     chapter, name:
         ``"00"`` and ``"q1"``: the exercise is imported as ``from ...ch00 import q1``.
     title, question:
-        ``(한국어, English)`` texts.
+        Texts, ``{"ko": ..., "en": ...}`` (a ``(한국어, English)`` pair is read as well).
     hints:
         The hint ladder, gentlest first; none gives the answer away.
     explanation:
@@ -143,7 +162,13 @@ class Exercise:
     variable:
         The notebook variable ``check()`` reads when given no answer (default ``q1_answer``);
         ``None`` for exercises that read something else.
+    answer_note:
+        What to write, said in the first line of the notebook's answer cell
+        (``# 여기에 답을 쓰세요: ...``).
     """
+
+    kind = "exercise"
+    """The name of this kind of exercise in a chapter's data (``kind = "choice"``)."""
 
     def __init__(
         self,
@@ -156,11 +181,12 @@ class Exercise:
         explanation: Text,
         solution: Text | None = None,
         variable: str | None = "",
+        answer_note: Text | None = None,
     ) -> None:
         self.chapter = chapter
         self.name = name
         self.variable = f"{name}_answer" if variable == "" else variable
-        self._texts: dict[str, Text] = {}
+        self._texts: dict[str, dict[str, str]] = {}
         texts: dict[str, Text] = {
             "title": title,
             "question": question,
@@ -168,6 +194,8 @@ class Exercise:
         }
         if solution is not None:
             texts["solution"] = solution
+        if answer_note is not None:
+            texts["answer_note"] = answer_note
         texts.update({f"hint.{i}": hint for i, hint in enumerate(hints, 1)})
         self._add_texts(texts)
         self.hint_count = len(hints)
@@ -253,7 +281,72 @@ class Exercise:
 
     def _add_texts(self, texts: dict[str, Text]) -> None:
         """Keep more texts of this exercise (a subclass's items, options, advice)."""
-        self._texts.update(texts)
+        self._texts.update({key: as_text(text) for key, text in texts.items()})
+
+    # -- the notebook's answer cell -------------------------------------------------------------------
+    def answer_cell(self) -> str:
+        """The source of the notebook cell where the learner answers, in the current language.
+
+        Its first line says what to write (``answer_note``), then comes the template to fill in (none
+        for exercises answered by defining something), then the check.
+        """
+        note = f"# {t('lessons.cell.write_here')}"
+        if "answer_note" in self._texts:
+            note += f": {self.text('answer_note')}"
+        body = self.cell_template()
+        return f"{note}\n{body}\n{self.name}.check()" if body else f"{note}\n\n\n{self.name}.check()"
+
+    def cell_template(self) -> str | None:
+        """What the answer cell holds for the learner to fill in (`template` unless a kind says otherwise)."""
+        return self.template()
+
+    # -- as data ------------------------------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        """This exercise as a chapter's data holds it (``kind``, texts, and what its kind adds).
+
+        `from_data` reads it back; ``scripts/lessons.py convert`` writes it into a chapter's TOML.
+        """
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.variable is not None and self.variable != f"{self.name}_answer":
+            data["variable"] = self.variable  # None is the kind's own choice (it reads no variable)
+        for key in ("title", "answer_note", "question"):
+            if key in self._texts:
+                data[key] = dict(self._texts[key])
+        data.update(self.kind_data())
+        data["hints"] = [dict(self._texts[f"hint.{i}"]) for i in range(1, self.hint_count + 1)]
+        data["explanation"] = dict(self._texts["explanation"])
+        if "solution" in self._texts:
+            data["solution"] = dict(self._texts["solution"])
+        return data
+
+    def kind_data(self) -> dict[str, Any]:
+        """What this kind of exercise adds to `to_data` (items, options, probes ...)."""
+        return {}
+
+    @classmethod
+    def from_data(cls, chapter: str, name: str, data: dict[str, Any], context: DataContext) -> Exercise:
+        """The exercise `data` describes (a table of a chapter's ``exercises.toml``, without ``kind``)."""
+        data = dict(data)
+        kwargs = cls.data_kwargs(data, context)
+        if data:
+            raise ValueError(f"exercise {chapter}.{name} ({cls.kind}): unknown keys {sorted(data)}")
+        return cls(chapter, name, **kwargs)
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        """The constructor's keyword arguments, taken out of `data` (what is left over is a mistake)."""
+        kwargs: dict[str, Any] = {
+            "title": data.pop("title"),
+            "question": data.pop("question"),
+            "hints": data.pop("hints"),
+            "explanation": data.pop("explanation"),
+        }
+        for key in ("solution", "answer_note"):
+            if key in data:
+                kwargs[key] = data.pop(key)
+        if "variable" in data:
+            kwargs["variable"] = data.pop("variable")
+        return kwargs
 
     # -- display ------------------------------------------------------------------------------------
     @property

@@ -9,16 +9,27 @@ reuses the running server, or starts one for the check and stops it afterwards.
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core._text import clip, t
-from ._exercise import Exercise, NotAttempted, user_namespace
+from ._exercise import DataContext, Exercise, NotAttempted, user_namespace
 from ._texts import Text
 
 CALL_TIMEOUT = 20.0
+
+# An exception's type name in front of the message ("ValueError: ..."): what the server sends when
+# a tool raises anything but ToolError. A message written for the model has no such prefix.
+EXCEPTION_PREFIX = re.compile(r"^\s*[A-Z][A-Za-z0-9_]*(Error|Exception): ")
+
+# A word of a sentence: two letters or more (Hangul or Latin) in a row. Names and values the message
+# must mention do not count: a refusal made only of them is a list of keywords, not advice.
+_WORD = re.compile(r"[A-Za-z\uac00-\ud7a3]{2,}")
+SENTENCE_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -30,25 +41,117 @@ class Param:
     required: bool = True
     enum: tuple[Any, ...] | None = None
 
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Param:
+        enum = data.get("enum")
+        return cls(data["name"], data["type"], data.get("required", True), tuple(enum) if enum else None)
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "type": self.type}
+        if not self.required:
+            data["required"] = False
+        if self.enum is not None:
+            data["enum"] = list(self.enum)
+        return data
+
 
 @dataclass(frozen=True)
 class Probe:
     """One ``tools/call`` the checker makes and what it expects.
 
-    ``expect="ok"``: a result that is not an error and passes `accept` (if given).
-    ``expect="error"``: ``isError: true``, whose text mentions `names` (if given).
-    `advice` is added when the probe fails.
+    ``expect="ok"``: a result that is not an error and passes `accept` (if given) and `result` (if
+    given: ``{"contains": text}`` (or ``{"contains_any": [...]}``) and/or ``{"structured": {key: value}}``, numbers within 0.01; a
+    resource's check says ``"json"`` for its JSON contents).
+    ``expect="error"``: ``isError: true``, whose text mentions `names` (a word, or all of a list).
+    With `tool_error` the refusal must be the tool's own ``ToolError`` (a stray ``ValueError`` reads as
+    a bug); with `sentence` its message must also say something beyond the names: a sentence the model
+    can act on, not a list of keywords. `advice` is added when the probe fails.
     """
 
     arguments: dict[str, Any]
     expect: Literal["ok", "error"]
     accept: Callable[[Any], bool] | None = None
-    names: str | None = None
+    names: str | tuple[str, ...] | None = None
     advice: Text | None = field(default=None, compare=False)
+    result: Mapping[str, Any] | None = None
+    tool_error: bool = False
+    sentence: bool = False
+
+    @property
+    def mentions(self) -> tuple[str, ...]:
+        """The words a refusal must mention."""
+        if self.names is None:
+            return ()
+        return (self.names,) if isinstance(self.names, str) else tuple(self.names)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], context: DataContext) -> Probe:
+        data = dict(data)
+        accept = data.pop("accept", None)
+        if accept is not None:
+            if accept not in context.checks:
+                raise ValueError(f"a probe names the check {accept!r}, which its chapter does not define")
+            accept = context.checks[accept]
+        names = data.pop("names", None)
+        probe = cls(
+            data.pop("arguments"),
+            data.pop("expect"),
+            accept=accept,
+            names=tuple(names) if isinstance(names, list) else names,
+            advice=data.pop("advice", None),
+            result=data.pop("result", None),
+            tool_error=data.pop("tool_error", False),
+            sentence=data.pop("sentence", False),
+        )
+        if data:
+            raise ValueError(f"probe {probe.arguments}: unknown keys {sorted(data)}")
+        return probe
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"arguments": self.arguments, "expect": self.expect}
+        if self.accept is not None:
+            data["accept"] = f"TODO {getattr(self.accept, '__qualname__', repr(self.accept))}"
+        if self.result is not None:
+            data["result"] = dict(self.result)
+        if self.names is not None:
+            data["names"] = self.names if isinstance(self.names, str) else list(self.names)
+        if self.tool_error:
+            data["tool_error"] = True
+        if self.sentence:
+            data["sentence"] = True
+        if self.advice is not None:
+            data["advice"] = dict(self.advice) if isinstance(self.advice, Mapping) else list(self.advice)
+        return data
+
+
+def result_matches(expected: Mapping[str, Any], *, text: str, data: Any) -> bool:
+    """Whether a result's `text` and structured `data` are what `expected` describes (see `Probe`)."""
+    if "contains" in expected and str(expected["contains"]) not in text:
+        return False
+    if "contains_any" in expected and not any(str(part) in text for part in expected["contains_any"]):
+        return False  # one of several: a text that differs by the notebook's language
+    wanted = expected.get("structured", expected.get("json"))  # "json": a resource's JSON contents
+    return wanted is None or _includes(data, wanted)
+
+
+def _includes(actual: Any, expected: Any) -> bool:
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and _includes(actual[key], value) for key, value in expected.items()
+        )
+    if isinstance(expected, int | float) and not isinstance(expected, bool):
+        return (
+            isinstance(actual, int | float)
+            and not isinstance(actual, bool)
+            and math.isclose(actual, expected, abs_tol=0.01)
+        )
+    return bool(actual == expected)
 
 
 class ToolExercise(Exercise):
     """The learner defines a tool with ``@tool``; the checker lists and calls it over MCP."""
+
+    kind = "tool"
 
     def __init__(
         self,
@@ -72,16 +175,50 @@ class ToolExercise(Exercise):
         self.annotations = annotations or {}
         self._add_texts({f"probe.{i}": p.advice for i, p in enumerate(probes) if p.advice is not None})
 
+    def cell_template(self) -> str | None:
+        return None
+
+    # -- as data ----------------------------------------------------------------------------------
+    def kind_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"tool": self.tool, "params": [p.to_data() for p in self.params]}
+        if self.description_min != 20:
+            data["description_min"] = self.description_min
+        if self.needs_output_schema:
+            data["output_schema"] = True
+        if self.annotations:
+            data["annotations"] = dict(self.annotations)
+        data["probes"] = [
+            {**probe.to_data(), **({"advice": dict(self._texts[f"probe.{i}"])} if probe.advice else {})}
+            for i, probe in enumerate(self.probes)
+        ]
+        return data
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        kwargs = super().data_kwargs(data, context)
+        kwargs["tool"] = data.pop("tool")
+        kwargs["params"] = [Param.from_data(p) for p in data.pop("params", [])]
+        kwargs["probes"] = [Probe.from_data(p, context) for p in data.pop("probes", [])]
+        for key in ("description_min", "annotations"):
+            if key in data:
+                kwargs[key] = data.pop(key)
+        if "output_schema" in data:
+            kwargs["output_schema"] = data.pop("output_schema")
+        return kwargs
+
     # -- finding the learner's tool ---------------------------------------------------------------
     def how_to_answer(self) -> str:
         return t("lessons.tool.how", tool=self.tool, name=self.name)
 
     def find_answer(self) -> Any:
-        if self.tool in served_catalogue():
-            return self.tool
         function = user_namespace().get(self.tool)
-        if callable(function):
-            return function  # defined, but perhaps without @tool: evaluate says so
+        served = served_catalogue().get(self.tool) if self.tool in served_catalogue() else None
+        if callable(function) and (served is None or served.fn is not function):
+            # The notebook's `greet` is not the one served: defined without @tool, or redefined
+            # without it after an earlier @tool version (which the server would still answer with).
+            return function
+        if served is not None:
+            return self.tool
         raise NotAttempted
 
     def evaluate(self, answer: Any) -> list[str]:
@@ -89,7 +226,10 @@ class ToolExercise(Exercise):
         if callable(answer) and not isinstance(answer, str):
             entry = next((e for e in catalogue.tools() if e.fn is answer), None)
             if entry is None:
-                return [t("lessons.tool.not_a_tool", tool=getattr(answer, "__name__", self.tool))]
+                shown = getattr(answer, "__name__", self.tool)
+                if shown in catalogue:
+                    return [t("lessons.tool.redefined", tool=shown)]
+                return [t("lessons.tool.not_a_tool", tool=shown)]
             name = entry.name
         elif isinstance(answer, str):
             name = answer
@@ -196,19 +336,33 @@ class ToolExercise(Exercise):
 
         return call(name, probe.arguments, timeout=CALL_TIMEOUT)
 
-    @staticmethod
-    def _judge(probe: Probe, result: Any, shown: str) -> str | None:
+    def _judge(self, probe: Probe, result: Any, shown: str) -> str | None:
         if probe.expect == "ok":
             if result.is_error:
                 return t("lessons.tool.call_error", call=shown, text=clip(result.text, 200))
-            if probe.accept is not None and not probe.accept(result):
-                return t("lessons.tool.wrong_result", call=shown, got=_describe(result))
-            return None
+            wrong = (probe.accept is not None and not probe.accept(result)) or (
+                probe.result is not None
+                and not result_matches(probe.result, text=result.text, data=result.structured_content)
+            )
+            return t("lessons.tool.wrong_result", call=shown, got=_describe(result)) if wrong else None
         if not result.is_error:
             return t("lessons.tool.should_fail", call=shown, got=_describe(result))
-        if probe.names is not None and probe.names not in result.text:
-            return t("lessons.tool.error_should_name", call=shown, field=probe.names)
+        missing = [name for name in probe.mentions if name not in result.text]
+        if missing:
+            return t("lessons.tool.error_should_name", call=shown, field=missing[0])
+        raw = EXCEPTION_PREFIX.match(result.text)
+        if (probe.tool_error or probe.sentence) and raw:
+            return t("lessons.tool.raw_exception", call=shown, exception=raw.group().strip())
+        if probe.sentence and not is_sentence(result.text, probe.mentions):
+            return t("lessons.tool.not_a_sentence", call=shown, text=f'"{clip(result.text, 120)}"')
         return None
+
+
+def is_sentence(message: str, names: tuple[str, ...] = ()) -> bool:
+    """Whether `message` says something beyond `names` and numbers: `SENTENCE_WORDS` words or more."""
+    for name in sorted(names, key=len, reverse=True):
+        message = message.replace(name, " ")
+    return len(_WORD.findall(message)) >= SENTENCE_WORDS
 
 
 def served_catalogue() -> Any:

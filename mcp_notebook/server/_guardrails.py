@@ -210,7 +210,7 @@ class Guardrails:
         structured = clean.get("structuredContent")
         if output_schema is None or structured is None or structured is result.get("structuredContent"):
             return clean
-        problems = argument_problems(compile_validator(output_schema), structured)
+        problems = argument_problems(compile_validator(output_schema), structured, output=True)
         if not problems:
             return clean
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))

@@ -18,95 +18,8 @@ from nbclient import NotebookClient
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, set_language, tool
 from mcp_notebook.core import _text
-from mcp_notebook.lessons import Exercise, Feedback, ch00, ch01
-from tests.lessons.conftest import ALL_EXERCISES, WordExerciseChecks
-
-EXERCISES: dict[str, Exercise] = {
-    f"ch{ex.chapter}.{ex.name}": ex
-    for module in (ch00, ch01)
-    for ex in (getattr(module, name) for name in module.__all__)
-}
-
-# A right answer for every exercise answered with words (spellings vary on purpose).
-RIGHT: dict[str, Any] = {
-    "ch00.q1": {
-        "desktop_app": "host",
-        "ide": "Host",
-        "per_server_link": "client",
-        "mcp_call": "클라이언트",
-        "notebook_kernel": "server",
-        "repo_process": "서버",
-    },
-    "ch00.q2": {"tool": "model", "resource": "앱", "prompt": "사용자"},
-    "ch00.q3": ["tool", "resource", "prompt", "도구", "리소스", "Tool", "프롬프트"],
-    "ch00.q4": " Tools/List ",
-    "ch01.q1": {"insert_row": "Tool", "show_schema": "resource"},
-    "ch01.q2": {
-        "insufficient_funds": "isError: true",
-        "unknown_tool": "protocol",
-        "bad_date": "도구 실행 오류",
-        "malformed_request": "JSON-RPC error",
-        "api_timeout": "execution",
-    },
-    "ch01.q3": "structured_content",
-    "ch01.q4": "b",
-    "ch01.q5": "(B)",
-    "ch01.q6": "`cursor`",
-}
-
-# Typical wrong answers and a piece of the (Korean) advice each must get.
-WRONG: list[tuple[str, Any, str]] = [
-    ("ch00.q1", {**RIGHT["ch00.q1"], "desktop_app": "client"}, "클라이언트는 호스트 안에서"),
-    (
-        "ch00.q1",
-        {**RIGHT["ch00.q1"], "notebook_kernel": "host"},
-        "'notebook_kernel': 호스트로 골랐습니다",
-    ),
-    ("ch00.q2", {"tool": "user", "resource": "app", "prompt": "user"}, "사람이 도구를 하나하나"),
-    ("ch00.q2", {"tool": "model", "resource": "model", "prompt": "user"}, "LLM이 대화를 보고 알아서"),
-    ("ch00.q3", [*RIGHT["ch00.q3"][:1], "tool", *RIGHT["ch00.q3"][2:]], "스키마를 대화에 넣기로 정하는 주체"),
-    (
-        "ch00.q3",
-        {**dict(zip(ch00.q3.expected, RIGHT["ch00.q3"], strict=True)), "create_issue": "prompt"},
-        "'판단한' 주체",
-    ),
-    (
-        "ch00.q3",
-        {**dict(zip(ch00.q3.expected, RIGHT["ch00.q3"], strict=True)), "code_review": "tool"},
-        "Tool은 모델이",
-    ),
-    ("ch00.q4", "list_tools", "파이썬 함수"),
-    ("ch00.q4", "tools/call", "실제로 실행할 때"),
-    ("ch00.q4", "tools.list", "구분자"),
-    ("ch00.q4", "resources/list", "기대한 답이 아닙니다"),
-    ("ch01.q1", {"insert_row": "resource", "show_schema": "resource"}, "무언가를 바꾸는 동작을 읽을거리로"),
-    ("ch01.q1", {"insert_row": "tool", "show_schema": "tool"}, "배경 지식"),
-    ("ch01.q1", {"insert_row": "prompt", "show_schema": "resource"}, "Prompt는 사용자가"),
-    ("ch01.q2", {**RIGHT["ch01.q2"], "bad_date": "protocol"}, "2025-06-18"),
-    ("ch01.q2", {**RIGHT["ch01.q2"], "insufficient_funds": "프로토콜 오류"}, "'잔액 부족'은 모델이 읽고"),
-    ("ch01.q2", {**RIGHT["ch01.q2"], "unknown_tool": "execution"}, "'unknown_tool': 도구 실행 오류"),
-    ("ch01.q3", "content", "`content`는 모든 결과에"),
-    ("ch01.q3", "outputSchema", "도구 정의 쪽 필드"),
-    ("ch01.q3", "isError", "성공인지 실패인지"),
-    ("ch01.q4", "A", "약속한 셈"),
-    ("ch01.q4", "C", "-32602는 요청이 잘못되었을 때"),
-    ("ch01.q4", "D", "추측해 고쳐 줄 의무"),
-    ("ch01.q5", "A", "자기소개"),
-    ("ch01.q5", "C", "연결을 끊는 것이 아니라"),
-    ("ch01.q5", "D", "읽는 것은 괜찮습니다"),
-    ("ch01.q6", "nextCursor", "서버가 응답에 담아 주는 필드"),
-    ("ch01.q6", "page", "페이지 번호를 쓰지 않습니다"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    RIGHT = RIGHT
-    WRONG = WRONG
-
-    @classmethod
-    def exercises(cls) -> dict[str, Exercise]:
-        return EXERCISES  # chapters 00 and 01, as "ch00.q1"
+from mcp_notebook.lessons import Feedback, _notebooks, ch00, ch01
+from tests.lessons.conftest import ALL_EXERCISES
 
 
 def test_check_reads_the_answer_from_the_notebook(shell: InteractiveShell) -> None:
@@ -134,16 +47,18 @@ def test_malformed_choices_and_short_answers_say_how_to_answer() -> None:
 
 
 def test_solving_after_a_miss_counts_attempts_and_ends_correct() -> None:
-    ch01.q4.check("A")
-    ch01.q4.check("C")
+    wrong = [ch01.q4.letter_of(option) for option in ch01.q4.ids if option != ch01.q4.answer]
+    ch01.q4.check(wrong[0])
+    ch01.q4.check(wrong[1])
     assert "시도 2번" in repr(ch01.q4)
-    assert ch01.q4.check("B").correct and ch01.q4.attempts == 3 and ch01.q4.status == "correct"
+    right = ch01.q4.letter_of(ch01.q4.answer)
+    assert ch01.q4.check(right).correct and ch01.q4.attempts == 3 and ch01.q4.status == "correct"
 
 
 def test_outputs_are_deterministic_text_and_html() -> None:
-    first = [repr(ch00.q3), repr(ch00.q3.check(RIGHT["ch00.q3"])), ch00.q3._repr_html_()]
+    first = [repr(ch00.q3), repr(ch00.q3.check(dict(ch00.q3.expected))), ch00.q3._repr_html_()]
     ch00.q3.reset()
-    second = [repr(ch00.q3), repr(ch00.q3.check(RIGHT["ch00.q3"])), ch00.q3._repr_html_()]
+    second = [repr(ch00.q3), repr(ch00.q3.check(dict(ch00.q3.expected))), ch00.q3._repr_html_()]
     assert first == second
     html = ch01.q4._repr_html_()
     assert "<code>structuredContent</code>" in html and "q4_answer = ..." in html
@@ -180,7 +95,8 @@ def test_each_exercise_text_is_in_korean_and_english_and_chooses_its_particles(k
             texts[f"vocab.{category.id}.label"] = category.label
             texts[f"vocab.{category.id}.meaning"] = category.meaning
     assert {"title", "question", "explanation", "hint.1"} <= texts.keys()
-    for name, (korean, english) in texts.items():
+    for name, text in texts.items():
+        korean, english = text["ko"], text["en"]
         assert korean.strip() and english.strip(), name
         assert not re.search(r"을\(를\)|이\(가\)|은\(는\)|과\(와\)|\((으|이)\)", korean), (name, korean)
 
@@ -335,25 +251,30 @@ def test_a_flawed_converter_is_rejected_with_the_right_advice(
 
 
 # -- the notebooks, answered ----------------------------------------------------------------------
-LESSONS = Path(__file__).parents[2] / "notebooks" / "ko"
+ROOT = Path(__file__).parents[2]
+CORRECT = {"ko": "정답입니다", "en": "Correct!"}
+LESSON_NOTEBOOKS = [n for language in ("ko", "en") for n in _notebooks.every_notebook(language)]
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("path", sorted(LESSONS.glob("*.ipynb")), ids=lambda p: p.stem)
-def test_a_learner_writing_the_model_answers_solves_every_exercise_in_a_kernel(path: Path) -> None:
+@pytest.mark.parametrize("made", LESSON_NOTEBOOKS, ids=lambda n: n.path)
+def test_a_learner_writing_the_model_answers_solves_every_exercise_in_a_kernel(
+    made: _notebooks.Notebook,
+) -> None:
     """Fill each answer cell of a lesson with its model answer and run the notebook top to bottom."""
-    chapter = importlib.import_module(f"mcp_notebook.lessons.ch{path.name[:2]}")
+    path = ROOT / made.path
+    chapter = importlib.import_module(f"mcp_notebook.lessons.ch{made.chapter}")
     notebook = nbformat.read(path, as_version=4)
     answered = []
-    for cell in notebook.cells:
-        found = re.search(r"^(q\d+)\.check\(\)$", cell.source, re.MULTILINE)
-        if cell.cell_type == "code" and cell.source.startswith("# 여기에 답을 쓰세요") and found:
-            name = found.group(1)
-            cell.source = f"{getattr(chapter, name).solution_code()}\n\n{name}.check()"
+    for cell, source in zip(notebook.cells, made.cells, strict=True):
+        if source.exercise is not None:
+            name = source.exercise
+            with _notebooks.speaking(made.language):
+                cell.source = f"{getattr(chapter, name).solution_code()}\n\n{name}.check()"
             answered.append(cell)
-    assert len(answered) == len(chapter.__all__)
+    assert answered, made.path
     resources = {"metadata": {"path": str(path.parent)}}
     NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources).execute()
     for cell in answered:
         shown = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-        assert "정답입니다" in shown, shown
+        assert CORRECT[made.language] in shown, shown

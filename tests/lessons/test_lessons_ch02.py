@@ -13,49 +13,8 @@ import mcp_notebook
 from mcp_notebook import Catalogue, resource, set_language
 from mcp_notebook.lessons import ch02
 from mcp_notebook.lessons.ch02 import REGION_SALES
-from tests.lessons.conftest import WordExerciseChecks
 
 TEMPLATE = "data://sales/{region}"
-
-RIGHT: dict[str, Any] = {
-    "q1": {
-        "log_tail": "Resource",
-        "restart_service": "tool",
-        "incident_report": "프롬프트",
-        "runbook": "리소스",
-        "search_tickets": "도구",
-    },
-    "q2": " Resources/Templates/List ",
-    "q3": ["text", "blob", "텍스트", "binary", "TEXT"],
-    "q4": "(b)",
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", {**RIGHT["q1"], "log_tail": "prompt"}, "대화에 붙일 데이터인가요"),
-    ("q1", {**RIGHT["q1"], "log_tail": "tool"}, "모델이 아무것도 부르지 않았습니다"),
-    ("q1", {**RIGHT["q1"], "runbook": "tool"}, "모델의 결정이 끼어들 자리"),
-    ("q1", {**RIGHT["q1"], "restart_service": "resource"}, "무언가를 바꾸는 동작"),
-    ("q1", {**RIGHT["q1"], "incident_report": "tool"}, "모델이 아니라 사람"),
-    ("q1", {**RIGHT["q1"], "search_tickets": "prompt"}, "'search_tickets': Prompt(프롬프트)로 골랐습니다"),
-    ("q2", "resources/list", "고정 URI만"),
-    ("q2", "resources/read", "URI를 이미 알 때"),
-    ("q2", "templates/list", "같은 접두어"),
-    ("q2", "list_resource_templates", "SDK 클라이언트의 파이썬 메서드"),
-    ("q2", "resources/templates", "기대한 답이 아닙니다"),
-    ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "text", "settings_json": "text"}, "메모장"),
-    ("q3", {"readme": "text", "logo": "blob", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "blob"}, "base64로 감쌀 필요"),
-    ("q3", {"readme": "text", "logo": "text", "sales_csv": "text", "contract_pdf": "blob", "settings_json": "text"}, "'logo': text(글)로 골랐습니다"),
-    ("q4", "A", "알림은 가볍게"),
-    ("q4", "C", "한 번 알리고 끝나지 않습니다"),
-    ("q4", "D", "내용은 주지 않습니다"),
-]  # fmt: skip
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch02
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_check_reads_the_answer_from_the_notebook() -> None:

@@ -16,49 +16,6 @@ from IPython.core.interactiveshell import InteractiveShell
 import mcp_notebook
 from mcp_notebook import Catalogue, prompt, set_language, tool
 from mcp_notebook.lessons import ch03
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q1": " b ",
-    "q2": "`completion/complete`",
-    "q3": "(B)",
-    "q4": {
-        "monthly_revenue": "프롬프트",
-        "execute_query": "Tool",
-        "orders_schema": "resource",
-        "slow_queries_report": "prompt",
-        "explain_plan": "도구",
-        "create_ticket": "tool",
-        "sql_style_guide": "리소스",
-    },
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", "A", "도구의 inputSchema 이야기"),
-    ("q1", "C", "`arguments` 목록이 함께 옵니다"),
-    ("q1", "D", "기본값을 적는 자리가 없습니다"),
-    ("q2", "prompts/get", "완성된 메시지를 받아 오는 요청"),
-    ("q2", "prompts/complete", "리소스 템플릿의 변수에도"),
-    ("q2", "complete", "묶음 이름까지"),
-    ("q2", "prompts/list", "후보는 주지 않습니다"),
-    ("q2", "resources/read", "기대한 답이 아닙니다"),
-    ("q3", "A", "중요도의 문제가 아닙니다"),
-    ("q3", "C", "-32603"),
-    ("q3", "D", "방향이 반대입니다"),
-    ("q4", {**RIGHT["q4"], "create_ticket": "prompt"}, "사람이 말로 부탁했다고 해서"),
-    ("q4", {**RIGHT["q4"], "monthly_revenue": "tool"}, "흐름을 쥔 쪽이 사람이면"),
-    ("q4", {**RIGHT["q4"], "slow_queries_report": "tool"}, "슬래시(`/`)로 시작하는"),
-    ("q4", {**RIGHT["q4"], "orders_schema": "tool"}, "배경 지식은 앱이 먼저"),
-    ("q4", {**RIGHT["q4"], "sql_style_guide": "prompt"}, "규칙 문서는 사람이 명령으로"),
-    ("q4", {**RIGHT["q4"], "explain_plan": "prompt"}, "'explain_plan': Prompt(프롬프트)로 골랐습니다"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch03
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_the_classification_covers_all_three_primitives() -> None:
@@ -76,7 +33,7 @@ def test_english_is_there_too() -> None:
     set_language("en")
     assert "not attempted yet" in repr(ch03.q5)
     assert "Run a cell that defines the function explain_sql with @prompt" in repr(ch03.q5.check())
-    assert "That is how a tool's inputSchema works" in repr(ch03.q1.check("A"))
+    assert "That is how a tool's inputSchema works" in repr(ch03.q1.check(ch03.q1.letter_of("A")))
     assert "Hint 1/" in repr(ch03.q5.hint())
     assert '"""Ask for an explanation' in repr(ch03.q5.solution())
 

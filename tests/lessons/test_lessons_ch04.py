@@ -12,47 +12,6 @@ from IPython.core.interactiveshell import InteractiveShell
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, set_language, tool
 from mcp_notebook.lessons import ToolExercise, ch04
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q1": {
-        "missing_argument": "isError: true",
-        "out_of_range": "도구 실행 오류",
-        "truncated_body": "protocol",
-        "removed_tool": "JSON-RPC error",
-        "arguments_not_object": "프로토콜 오류",
-        "not_allowed": "execution",
-    },
-    "q2": " -32602 ",
-    "q3": "b",
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", {**RIGHT["q1"], "missing_argument": "protocol"}, "SEP-1303"),
-    ("q1", {**RIGHT["q1"], "out_of_range": "protocol"}, "범위를 넘었을 뿐"),
-    ("q1", {**RIGHT["q1"], "arguments_not_object": "execution"}, "CallToolRequest의 모양"),
-    ("q1", {**RIGHT["q1"], "removed_tool": "execution"}, "목록을 다시 받는 것"),
-    ("q1", {**RIGHT["q1"], "not_allowed": "protocol"}, "사용자에게 전해야"),
-    ("q1", {**RIGHT["q1"], "truncated_body": "execution"}, "'truncated_body': 도구 실행 오류"),
-    ("q2", "-32601", "메서드 자체가 없을 때"),
-    ("q2", "-32700", "JSON으로 읽지 못했을 때"),
-    ("q2", "-32600", "Invalid Request"),
-    ("q2", "-32603", "Internal error"),
-    ("q2", "-32002", "없는 리소스"),
-    ("q2", "404", "HTTP 상태 코드"),
-    ("q2", "isError", "`result` 안에 들어갑니다"),
-    ("q2", -32601, "메서드 자체가 없을 때"),
-    ("q3", "A", "성공했을 때"),
-    ("q3", "C", "프로토콜 오류로 바꾸면"),
-    ("q3", "D", "지어낸 값"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch04
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_the_write_it_exercise_is_checked_through_a_server() -> None:
@@ -187,6 +146,7 @@ def test_the_model_answer_itself_passes_through_the_server(
     server: Any, shell: InteractiveShell, catalogue: Catalogue
 ) -> None:
     code = ch04.q4.solution_code().replace("@tool\n", "@tool(catalogue=_catalogue)\n")
+    code = code.replace("@tool(idempotent=True)\n", "@tool(idempotent=True, catalogue=_catalogue)\n")
     shell.user_ns["_catalogue"] = catalogue
     shell.run_cell(code).raise_error()
     feedback = ch04.q4.check()
@@ -196,7 +156,7 @@ def test_the_model_answer_itself_passes_through_the_server(
 @pytest.mark.parametrize(
     ("flaw", "advice"),
     [
-        ("value_error", "`ValueError:`"),
+        ("value_error", "예외 이름(ValueError:)"),
         ("value_error", 'raise ToolError("...")'),
         ("no_end_check", "20시에 끝나서 반납 시각을 넘깁니다"),
         ("vague_message", "오류 메시지에 'start_hour'가 없습니다"),

@@ -14,50 +14,12 @@ from pydantic import Field
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, lint, set_language, tool
 from mcp_notebook.lessons import ch05
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q1": "b",
-    "q2": {
-        "order_status": "MCP022",
-        "sticker": "mcp025",
-        "export_options": "open-object",
-        "sms_key": "MCP050",
-        "transfer": " mcp_030 ",
-        "two_searches": "MCP013",
-    },
-    "q3": "(C)",
-    "q4": "C",
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", "A", "`action`과 `payload` 안으로 숨습니다"),
-    ("q1", "C", "스키마가 아무것도 약속하지 않기"),
-    ("q1", "D", "처음부터 맞게 부르도록"),
-    ("q2", {**RIGHT["q2"], "sticker": "MCP023"}, "'화면 폭의 절반'"),
-    ("q2", {**RIGHT["q2"], "two_searches": "MCP012"}, "언제 이 도구를 쓰지 말아야"),
-    ("q2", {**RIGHT["q2"], "transfer": "MCP050"}, "계좌 번호는 비밀 값이 아니라"),
-    ("q2", {**RIGHT["q2"], "order_status": "MCP024"}, "'order_status': 열린 객체로 골랐습니다"),
-    ("q3", "A", "세 장을 모두 다시 보내게"),
-    ("q3", "B", "트레이스백은 토큰만"),
-    ("q3", "D", "실패를 숨기면"),
-    ("q4", "A", "세션이 있던 시절"),
-    ("q4", "B", "컨텍스트를 잡아먹고"),
-    ("q4", "D", "쉽게 짐작합니다"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch05
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_partial_classification_lists_what_is_missing() -> None:
     shown = repr(ch05.q2.check({"order_status": "MCP022", "sticker": ...}))
     assert "6개 중 1개를 맞혔습니다" in shown and "'sticker'" in shown
-    assert "알아볼 수 없습니다" in repr(ch05.q2.check({**RIGHT["q2"], "sms_key": "MCP999"}))
+    assert "알아볼 수 없습니다" in repr(ch05.q2.check({**dict(ch05.q2.expected), "sms_key": "MCP999"}))
 
 
 Described = Annotated[str, "설명이 있는 인자"]

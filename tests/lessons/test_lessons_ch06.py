@@ -17,83 +17,12 @@ import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
 from mcp_notebook.lessons import ch06
 from mcp_notebook.server._audit import AuditLog
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q1": {
-        "plain_tool": "ask",
-        "read_only": "Run",
-        "notebook_call": "바로 실행",
-        "read_only_always": "승인",
-        "never": "run",
-        "allowed_before": "run",
-        "always_mode": "waits for approval",
-        "auto_mode_override": "ask",
-    },
-    "q2": "(b)",
-    "q3": {
-        "curl_no_token": "token",
-        "leaked_link_page": "403",
-        "rebinding_with_token": "Host",
-        "rebinding_without_token": "401",
-        "agent_loop": "rate limit",
-        "agent_delete": "approval",
-        "agent_list": "none",
-        "notebook_delete": "막지 않음",
-    },
-    "q4": {
-        "approved_ok": "ran_approved",
-        "denied": "denied",
-        "nobody": "unanswered",
-        "too_slow": "abandoned",
-        "read_only": "ran-unasked",
-        "own_call": "묻지 않고 실행됨",
-        "flood": "rate limited",
-        "always": "승인받고 실행됨",
-    },
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", {**RIGHT["q1"], "plain_tool": "run"}, "명세의 기본값은 그 도구를 어떻게"),
-    ("q1", {**RIGHT["q1"], "notebook_call": "ask"}, "노트북에서 직접 부른 호출"),
-    ("q1", {**RIGHT["q1"], "read_only_always": "run"}, "도구 자신의 승인 설정이"),
-    ("q1", {**RIGHT["q1"], "never": "ask"}, "그 값이 무엇을 뜻하는지"),
-    ("q1", {**RIGHT["q1"], "allowed_before": "ask"}, "서버가 켜져 있는 동안 무엇을 기억"),
-    ("q1", {**RIGHT["q1"], "always_mode": "run"}, "다른 모드로 켜졌습니다"),
-    ("q1", {**RIGHT["q1"], "auto_mode_override": "run"}, "auto는 서버 전체의 기본값일 뿐"),
-    ("q1", {**RIGHT["q1"], "read_only": "ask"}, "'read_only': 승인을 기다린다로 골랐습니다"),
-    ("q2", "A", "지워진 파일은 돌아오지 않습니다"),
-    ("q2", "C", "확인할 길이 없다는 점"),
-    ("q2", "D", "검증이 아닙니다"),
-    ("q3", {**RIGHT["q3"], "leaked_link_page": "token"}, "첫 번째 문은 통과합니다"),
-    ("q3", {**RIGHT["q3"], "rebinding_with_token": "origin"}, "무엇을 먼저 볼까요"),
-    ("q3", {**RIGHT["q3"], "rebinding_without_token": "host"}, "그보다 앞에 있는 문이 있습니다"),
-    ("q3", {**RIGHT["q3"], "rebinding_without_token": "origin"}, "앞에 있는 문이 둘"),
-    ("q3", {**RIGHT["q3"], "agent_loop": "approval"}, "네 번째를 막는 것"),
-    ("q3", {**RIGHT["q3"], "agent_delete": "none"}, "도구 자신의 설정이 있습니다"),
-    ("q3", {**RIGHT["q3"], "notebook_delete": "approval"}, "누구의 것으로 보나요"),
-    ("q3", {**RIGHT["q3"], "agent_list": "approval"}, "'agent_list': 사람의 승인으로 골랐습니다"),
-    ("q4", {**RIGHT["q4"], "nobody": "abandoned"}, "어느 단계에서 시간이 다"),
-    ("q4", {**RIGHT["q4"], "too_slow": "unanswered"}, "사람은 제때 답했습니다"),
-    ("q4", {**RIGHT["q4"], "too_slow": "ran_approved"}, "끝까지 실행됐을까요"),
-    ("q4", {**RIGHT["q4"], "own_call": "ran_approved"}, "client가 notebook입니다"),
-    ("q4", {**RIGHT["q4"], "always": "ran_unasked"}, "그다음 호출부터"),
-    ("q4", {**RIGHT["q4"], "denied": "unanswered"}, "decision 칸에 다르게"),
-    ("q4", {**RIGHT["q4"], "flood": "declined"}, "승인 창이 뜨지도 않았습니다"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch06
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_partial_and_unreadable_classifications_say_what_is_wrong() -> None:
     shown = repr(ch06.q3.check({"curl_no_token": "token", "agent_list": ...}))
     assert "8개 중 1개를 맞혔습니다" in shown and "'leaked_link_page'" in shown
-    assert "알아볼 수 없습니다" in repr(ch06.q1.check({**RIGHT["q1"], "never": "maybe"}))
+    assert "알아볼 수 없습니다" in repr(ch06.q1.check({**dict(ch06.q1.expected), "never": "maybe"}))
     assert "보기에 없습니다" in repr(ch06.q2.check("E"))
 
 

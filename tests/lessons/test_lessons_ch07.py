@@ -19,68 +19,12 @@ from mcp_notebook import Catalogue, set_language, tool
 from mcp_notebook.client._configs import check_connection, classify_failure, client_config
 from mcp_notebook.lessons import ch07
 from mcp_notebook.lessons.ch07 import connect_with
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q1": {
-        "forgot_serve": "refused",
-        "no_headers": "401",
-        "old_token": "token",
-        "sse_path": "HTTP 404",
-        "hosts_alias": "host",
-        "web_page": "Origin",
-    },
-    "q3": {
-        "claude_code": "http",
-        "claude_desktop": "stdio",
-        "cursor": "Streamable HTTP",
-        "inspector": "HTTP",
-        "bridge_upstream": "http",
-        "notebook_bridge": "표준 입출력",
-        "headless_stdio": " stdio ",
-    },
-    "q4": "d",
-    "q5": "(B)",
-    "q6": "c",
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q1", {**RIGHT["q1"], "forgot_serve": "token"}, "먼저 누군가 요청을 받아야"),
-    ("q1", {**RIGHT["q1"], "old_token": "refused"}, "새로 정해진 값"),
-    ("q1", {**RIGHT["q1"], "sse_path": "refused"}, "URL의 어느 부분"),
-    ("q1", {**RIGHT["q1"], "hosts_alias": "refused"}, "요청에 실려 가는 주소 이름"),
-    ("q1", {**RIGHT["q1"], "hosts_alias": "path"}, "경로는 `/mcp`로 맞습니다"),
-    ("q1", {**RIGHT["q1"], "web_page": "token"}, "어디에서 시작됐느냐"),
-    ("q1", {**RIGHT["q1"], "no_headers": "path"}, "'no_headers': HTTP 404(경로)로 골랐습니다"),
-    ("q3", {**RIGHT["q3"], "claude_desktop": "http"}, "URL과 헤더를 적을 자리가 없습니다"),
-    ("q3", {**RIGHT["q3"], "bridge_upstream": "stdio"}, "`bridge` 뒤에 적은 인자"),
-    ("q3", {**RIGHT["q3"], "notebook_bridge": "http"}, "그 명령을 띄우는 쪽은 누구"),
-    ("q3", {**RIGHT["q3"], "headless_stdio": "http"}, "`--stdio`를 붙이면 달라집니다"),
-    ("q3", {**RIGHT["q3"], "claude_code": "stdio"}, "실행할 명령이었나요, 주소였나요"),
-    ("q3", {**RIGHT["q3"], "cursor": "stdio"}, "'cursor': stdio(명령을 띄움)로 골랐습니다"),
-    ("q4", "A", "누구의 컴퓨터일까요"),
-    ("q4", "B", "Jupyter 웹 화면 하나뿐"),
-    ("q4", "C", "인터넷에 내놓지 않습니다"),
-    ("q5", "A", "연결이 된 다음의 이야기"),
-    ("q5", "C", "비밀은 파일 밖에"),
-    ("q5", "D", "포트와 토큰입니다"),
-    ("q6", "A", "허브의 주소 하나입니다"),
-    ("q6", "B", "허브의 로그인입니다"),
-    ("q6", "D", "만든 사람입니다"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch07
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_partial_classification_lists_what_is_missing() -> None:
     shown = repr(ch07.q1.check({"forgot_serve": "refused", "no_headers": ...}))
     assert "6개 중 1개를 맞혔습니다" in shown and "'no_headers'" in shown
-    assert "알아볼 수 없습니다" in repr(ch07.q3.check({**RIGHT["q3"], "cursor": "websocket"}))
+    assert "알아볼 수 없습니다" in repr(ch07.q3.check({**dict(ch07.q3.expected), "cursor": "websocket"}))
 
 
 def free_port() -> int:

@@ -13,55 +13,12 @@ from IPython.core.interactiveshell import InteractiveShell
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, resource, set_language, tool
 from mcp_notebook.lessons import ch08
-from tests.lessons.conftest import WordExerciseChecks
-
-RIGHT: dict[str, Any] = {
-    "q2": {
-        "session_header": "2025-11-25",
-        "initialized": "handshake",
-        "get_stream": "악수 시대",
-        "server_asks": "Legacy",
-        "discover": "2026-07-28",
-        "meta": "stateless",
-        "listen": "무상태",
-        "input_responses": "2026",
-        "version_header": "both",
-        "unknown_tool": "둘 다",
-    },
-    "q3": "b",
-    "q4": "(B)",
-}
-
-WRONG: list[tuple[str, Any, str]] = [
-    ("q2", {**RIGHT["q2"], "version_header": "stateless"}, "initialize 다음의 요청들에"),
-    ("q2", {**RIGHT["q2"], "version_header": "handshake"}, "어느 시대의 것으로 읽었나요"),
-    ("q2", {**RIGHT["q2"], "server_asks": "2026-07-28"}, "서버가 클라이언트에게 요청을 보낼 수 없습니다"),
-    ("q2", {**RIGHT["q2"], "listen": "handshake"}, "세션이 없는 쪽은"),
-    ("q2", {**RIGHT["q2"], "get_stream": "both"}, "어떤 HTTP 상태로"),
-    ("q2", {**RIGHT["q2"], "meta": "both"}, "연결을 맺을 때 한 번으로"),
-    ("q2", {**RIGHT["q2"], "input_responses": "handshake"}, "답만 POST했습니다"),
-    ("q2", {**RIGHT["q2"], "unknown_tool": "handshake"}, "4장에서 악수 시대로"),
-    ("q2", {**RIGHT["q2"], "discover": "both"}, "'discover': 둘 다로 골랐습니다"),
-    ("q3", "A", "질문을 보낸 서버와 답을 받는 서버가"),
-    ("q3", "C", "실패한 것이 아니라 아직 끝나지 않은 것"),
-    ("q3", "D", "405"),
-    ("q4", "A", "상태를 손에 쥐고 있는 클라이언트 자신"),
-    ("q4", "C", "누가 그 글자를 바꿀 수"),
-    ("q4", "D", "불투명한 글자"),
-]
-
-
-# -- words ----------------------------------------------------------------------------------------
-class TestWordExercises(WordExerciseChecks):
-    CHAPTER = ch08
-    RIGHT = RIGHT
-    WRONG = WRONG
 
 
 def test_a_partial_classification_says_what_is_missing() -> None:
     shown = repr(ch08.q2.check({"session_header": "handshake", "discover": ...}))
     assert "10개 중 1개를 맞혔습니다" in shown and "'discover'" in shown
-    assert "알아볼 수 없습니다" in repr(ch08.q2.check({**RIGHT["q2"], "meta": "2027"}))
+    assert "알아볼 수 없습니다" in repr(ch08.q2.check({**dict(ch08.q2.expected), "meta": "2027"}))
 
 
 # -- q1: a hand-written 2026-07-28 request, POSTed to the real server ------------------------------
@@ -167,8 +124,8 @@ def _both(*changes: Any) -> Any:
             ),
             "`MCP-Protocol-Version` 헤더와 `_meta` 안의 프로토콜 버전이 다릅니다",
         ),
-        (_drop("MCP-Protocol-Version"), "악수 시대의 요청으로 읽고 세션을 찾았습니다"),
-        (_set("headers", "MCP-Protocol-Version", "2025-11-25"), "악수 시대의 요청으로 읽고"),
+        (_drop("MCP-Protocol-Version"), "핸드셰이크 시대의 요청으로 읽고 세션을 찾았습니다"),
+        (_set("headers", "MCP-Protocol-Version", "2025-11-25"), "핸드셰이크 시대의 요청으로 읽고"),
         (_set("headers", "MCP-Protocol-Version", "2026-01-01"), "-32022"),
         (_set("headers", "MCP-Protocol-Version", "2026-01-01"), "서버가 이 버전을 지원하지 않습니다"),
         (_set("headers", "Mcp-Session-Id", "abc123"), "2026-07-28에는 세션이 없으니"),
