@@ -51,7 +51,7 @@ def notebook() -> Iterator[InteractiveShell]:
 
 
 def run(shell: InteractiveShell, code: str) -> None:
-    result = shell.run_cell(code, silent=True)
+    result = shell.run_cell(code, silent=True)  # type: ignore[no-untyped-call]
     assert result.success, result.error_in_exec or result.error_before_exec
 
 
