@@ -16,9 +16,9 @@ from typing import Any
 from ..core._text import get_language, t
 from ._agent import ChatCompletionsModel, ScriptedModel, run_agent
 from ._content import load_exercises
-from ._exercise import DataContext
+from ._exercise import DataContext, NotAttempted
 from ._texts import Text, as_text
-from ._toolcheck import ToolExercise
+from ._toolcheck import ToolExercise, served_catalogue
 
 EXERCISES = ["q1", "q2", "q3", "q4"]
 __all__ = [*EXERCISES, "ChatCompletionsModel", "ScriptedModel", "run_agent"]
@@ -58,6 +58,31 @@ class AgentExercise(ToolExercise):
         super().__init__(chapter, name, **kwargs)
         self.runs = runs
         self._add_texts({f"run.{i}": r.advice for i, r in enumerate(runs) if r.advice is not None})
+        self._given: Any = None
+
+    def reset(self) -> None:
+        super().reset()
+        self._given = None
+
+    # The chapter defines the tool badly before it asks for a better one. The version served when the
+    # question is shown is the chapter's, not an answer: checking it would count an attempt nobody made.
+    def _note_given(self) -> None:
+        entry = served_catalogue().get(self.tool) if self.tool in served_catalogue() else None
+        self._given = entry.fn if entry is not None else None
+
+    def __repr__(self) -> str:
+        self._note_given()
+        return super().__repr__()
+
+    def _repr_html_(self) -> str:
+        self._note_given()
+        return super()._repr_html_()
+
+    def find_answer(self) -> Any:
+        entry = served_catalogue().get(self.tool) if self.tool in served_catalogue() else None
+        if entry is not None and self._given is not None and entry.fn is self._given:
+            raise NotAttempted
+        return super().find_answer()
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:

@@ -319,3 +319,14 @@ def test_each_model_answer_passes_the_linter_without_a_finding(
     entry = catalogue.get("bike_count")
     assert entry is not None
     assert list(lint(entry)) == []
+
+
+def test_the_chapters_own_tool_shown_with_the_question_is_not_an_answer(
+    server: Any, catalogue: Catalogue
+) -> None:
+    define_find_station(catalogue)
+    define_bike_count(catalogue, "수를 셉니다.")
+    repr(ch01b.q1)  # the notebook shows the question after defining the weak tool
+    assert ch01b.q1.check().kind == "not_attempted" and ch01b.q1.attempts == 0
+    define_bike_count(catalogue, GOOD)
+    assert ch01b.q1.check().correct
