@@ -330,3 +330,17 @@ def test_the_chapters_own_tool_shown_with_the_question_is_not_an_answer(
     assert ch01b.q1.check().kind == "not_attempted" and ch01b.q1.attempts == 0
     define_bike_count(catalogue, GOOD)
     assert ch01b.q1.check().correct
+
+
+def test_the_chapters_find_station_and_the_model_answer_together_pass_the_linter(
+    catalogue: Catalogue,
+) -> None:
+    from mcp_notebook.lessons import _content
+
+    given = _content.chapter_data("01b")["q1"]["given"]
+    namespace: dict[str, Any] = {"catalogue": catalogue}
+    for code in (given, ch01b.q1.solution_code()):
+        code = code.replace("@tool(read_only=True)", "@tool(read_only=True, catalogue=catalogue)")
+        exec(f"from typing import Annotated\nfrom mcp_notebook import ToolError, tool\n{code}", namespace)
+    assert sorted(e.name for e in catalogue.tools()) == ["bike_count", "find_station"]
+    assert lint(catalogue) == []

@@ -106,3 +106,16 @@ def test_each_tool_model_answer_passes_the_linter_without_a_finding(
     entry = catalogue.get(exercise.tool)
     assert entry is not None
     assert list(lint(entry)) == []
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_the_model_answers_together_pass_the_linter_with_the_cross_tool_rules(
+    language: str, catalogue: Catalogue
+) -> None:
+    set_language(language)  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {"STATIONS": stations(), "catalogue": catalogue}
+    for exercise in (ch09.q1, ch09.q2):
+        code = exercise.solution_code().replace("@tool(", "@tool(catalogue=catalogue, ")
+        exec(f"from mcp_notebook import ToolError, tool\n{code}", namespace)
+    assert sorted(e.name for e in catalogue.tools()) == ["find_stations", "reserve_bike"]
+    assert lint(catalogue) == []
