@@ -16,6 +16,8 @@ Two models speak the same `Model` interface:
   on an error result, retries with a value the error message quotes, or tries the next tool.
 - `ChatCompletionsModel`: any endpoint that speaks the OpenAI chat-completions shape (``tools`` in,
   ``tool_calls`` out), configured by environment variables (`ChatCompletionsModel.from_env`).
+- `SamplingModel`: the connected client's own model, asked through MCP sampling (`Context.sample`), for
+  a loop that runs inside a tool an outside client called.
 
 The calls go through the real in-kernel server (`mcp_notebook.list_tools`, `mcp_notebook.call`), as
 the notebook itself: what the model sees is what any MCP client would see.
@@ -410,3 +412,63 @@ class ChatCompletionsModel:
             ) from None
         except (urllib.error.URLError, TimeoutError, ValueError) as exc:
             raise ClientConnectionError(t("agent.unreachable", url=self.url, error=str(exc))) from None
+
+
+# -- the client's own model, through MCP sampling ------------------------------------------------------
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class SamplingModel:
+    """The model of the client that called a tool, asked through sampling (``sampling/createMessage``).
+
+    Inside a tool that takes a `Context`, ``run_agent(request, SamplingModel(ctx))`` lets the client's
+    model drive the loop: each decision is one sampling request (its own `key`, so on 2026-07-28, where
+    a tool runs again for each answer, the answers already given are replayed and only the new
+    question is asked). The model is asked to answer with one JSON object, ``{"tool": ..., "arguments":
+    {...}}`` or ``{"answer": ...}``; a reply that is neither is taken as the answer.
+
+    On 2026-07-28 the tool runs again for every answer, so the loop's earlier calls run again too:
+    give such a loop read-only tools.
+    """
+
+    def __init__(self, ctx: Any, *, max_tokens: int = 400) -> None:
+        self.ctx = ctx
+        self.max_tokens = max_tokens
+
+    def decide(self, request: str, tools: list[dict[str, Any]], steps: list[Step]) -> Call | Answer:
+        listed = [
+            {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "inputSchema": tool.get("inputSchema"),
+            }
+            for tool in tools
+        ]
+        done = [
+            {"tool": s.call.tool, "arguments": s.call.arguments, "isError": s.is_error, "result": s.text}
+            for s in steps
+        ]
+        prompt = t(
+            "agent.sampling_prompt",
+            request=request,
+            tools=json.dumps(listed, ensure_ascii=False),
+            steps=json.dumps(done, ensure_ascii=False),
+        )
+        reply = self.ctx.sample(
+            prompt,
+            max_tokens=self.max_tokens,
+            system_prompt=t("agent.system"),
+            key=f"agent-step-{len(steps)}",
+        )
+        found = _JSON_OBJECT.search(reply or "")
+        try:
+            decided = json.loads(found.group()) if found else None
+        except ValueError:
+            decided = None
+        if isinstance(decided, dict) and isinstance(decided.get("tool"), str):
+            arguments = decided.get("arguments")
+            return Call(decided["tool"], arguments if isinstance(arguments, dict) else {})
+        if isinstance(decided, dict) and "answer" in decided:
+            return Answer(str(decided["answer"]))
+        return Answer(str(reply or ""))

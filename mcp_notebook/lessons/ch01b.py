@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core._text import get_language, t
-from ._agent import ChatCompletionsModel, ScriptedModel, run_agent
+from ._agent import ChatCompletionsModel, SamplingModel, ScriptedModel, run_agent
 from ._content import load_exercises
 from ._exercise import DataContext, NotAttempted
 from ._texts import Text, as_text
 from ._toolcheck import ToolExercise, served_catalogue
 
 EXERCISES = ["q1", "q2", "q3", "q4"]
-__all__ = [*EXERCISES, "ChatCompletionsModel", "ScriptedModel", "run_agent"]
+__all__ = [*EXERCISES, "ChatCompletionsModel", "SamplingModel", "ScriptedModel", "run_agent"]
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Annotated, Any, Literal
 
+import mcp_types as types
 import pytest
 
 import mcp_notebook
-from mcp_notebook import Catalogue, ClientConnectionError, ToolError, lint, set_language, tool
+from mcp_notebook import Catalogue, ClientConnectionError, Context, ToolError, lint, set_language, tool
 from mcp_notebook.lessons import ch01b
-from mcp_notebook.lessons._agent import ChatCompletionsModel, ScriptedModel, run_agent, words
+from mcp_notebook.lessons._agent import ChatCompletionsModel, SamplingModel, ScriptedModel, run_agent, words
+from tests.conftest import ERAS, connect
 
 STATIONS: dict[str, dict[str, Any]] = {
     "ST-1043": {"name": "여의나루역 1번출구 앞", "bikes": 7, "kids": 2},
@@ -344,3 +346,41 @@ def test_the_chapters_find_station_and_the_model_answer_together_pass_the_linter
         exec(f"from typing import Annotated\nfrom mcp_notebook import ToolError, tool\n{code}", namespace)
     assert sorted(e.name for e in catalogue.tools()) == ["bike_count", "find_station"]
     assert lint(catalogue) == []
+
+
+# -- the client's own model, through MCP sampling: a real SDK client answers, in both eras ------------
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_loop_runs_on_the_calling_clients_model_through_sampling(
+    server: Any, catalogue: Catalogue, mode: Any
+) -> None:
+    define_bike_count(catalogue, GOOD)
+
+    @tool(read_only=True, catalogue=catalogue, lint=False)
+    def ask_agent(request: str, ctx: Context) -> str:
+        """Answer a request with the tools of this server, the calling client's model choosing."""
+        return run_agent(request, SamplingModel(ctx)).answer
+
+    prompts: list[str] = []
+    replies = iter(
+        ['{"tool": "bike_count", "arguments": {"station_id": "ST-1043"}}', 'Sure: {"answer": "7대"}']
+    )
+    answered: dict[str, str] = {}
+
+    async def model(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        asked = params.messages[0].content
+        text = asked.text if isinstance(asked, types.TextContent) else ""
+        if text not in answered:  # 2026-07-28 asks again what was not answered yet, never twice the same
+            prompts.append(text)
+            answered[text] = next(replies)
+        content = types.TextContent(type="text", text=answered[text])
+        return types.CreateMessageResult(role="assistant", content=content, model="test-model")
+
+    async with connect(server, mode, sampling_callback=model) as client:
+        result = await client.call_tool("ask_agent", {"request": "'ST-1043' 대여소에 자전거가 몇 대 남았어?"})
+    assert result.is_error is False, result
+    assert result.content[0].text == "7대"
+    assert len(prompts) == 2
+    assert "bike_count" in prompts[0] and GOOD in prompts[0]  # the tool list, descriptions included
+    assert '"isError": false' in prompts[1] and '"result": "7"' in prompts[1]  # what the call returned
+    assert {c.arguments.get("station_id") for c in server.calls if c.tool == "bike_count"} == {"ST-1043"}
