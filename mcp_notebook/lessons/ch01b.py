@@ -58,35 +58,34 @@ class AgentExercise(ToolExercise):
         super().__init__(chapter, name, **kwargs)
         self.runs = runs
         self._add_texts({f"run.{i}": r.advice for i, r in enumerate(runs) if r.advice is not None})
-        self._given: Any = None
+        self._chapters_tool: Any = None
 
     def reset(self) -> None:
         super().reset()
-        self._given = None
+        self._chapters_tool = None
 
     # The chapter defines the tool badly before it asks for a better one. The version served when the
     # question is shown is the chapter's, not an answer: checking it would count an attempt nobody made.
-    def _note_given(self) -> None:
+    def _note_chapters_tool(self) -> None:
         entry = served_catalogue().get(self.tool) if self.tool in served_catalogue() else None
-        self._given = entry.fn if entry is not None else None
+        self._chapters_tool = entry.fn if entry is not None else None
 
     def __repr__(self) -> str:
-        self._note_given()
+        self._note_chapters_tool()
         return super().__repr__()
 
     def _repr_html_(self) -> str:
-        self._note_given()
+        self._note_chapters_tool()
         return super()._repr_html_()
 
     def find_answer(self) -> Any:
         entry = served_catalogue().get(self.tool) if self.tool in served_catalogue() else None
-        if entry is not None and self._given is not None and entry.fn is self._given:
+        if entry is not None and self._chapters_tool is not None and entry.fn is self._chapters_tool:
             raise NotAttempted
         return super().find_answer()
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
-        data.pop("given", None)  # the tests' set-up code (what the notebook defined before the answer)
         runs = [AgentRun.from_data(run) for run in data.pop("runs")]
         kwargs = super().data_kwargs(data, context)
         kwargs["runs"] = runs

@@ -31,11 +31,6 @@ service's open data; ``station_id``, names and districts in Korean and English, 
 and kids' bikes available)."""
 
 
-def _without_given(data: dict[str, Any]) -> dict[str, Any]:
-    data.pop("given", None)  # the tests' set-up code: the dataset loaded as the notebook loads it
-    return data
-
-
 class CapstoneTool(ToolExercise):
     """A "write a tool" exercise over the dataset; with `approval`, its tool must also ask a person
     before it runs for an outside client."""
@@ -48,7 +43,7 @@ class CapstoneTool(ToolExercise):
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
-        approval = _without_given(data).pop("approval", None)
+        approval = data.pop("approval", None)
         kwargs = super().data_kwargs(data, context)
         kwargs["approval"] = approval
         return kwargs
@@ -75,26 +70,6 @@ class CapstoneTool(ToolExercise):
         return problems
 
 
-class CapstoneResource(ResourceExercise):
-    """Chapter 02's "write a resource template" exercise, over the dataset."""
-
-    kind = "capstone_resource"
-
-    @classmethod
-    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
-        return super().data_kwargs(_without_given(data), context)
-
-
-class CapstonePrompt(PromptExercise):
-    """Chapter 03's "write a prompt" exercise, over the dataset."""
-
-    kind = "capstone_prompt"
-
-    @classmethod
-    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
-        return super().data_kwargs(_without_given(data), context)
-
-
 class ServerCheck(Exercise):
     """The whole server at once: every part (an exercise of this chapter) checked through the real
     server, and what is still missing or wrong said part by part."""
@@ -108,7 +83,7 @@ class ServerCheck(Exercise):
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
-        kwargs = super().data_kwargs(_without_given(data), context)
+        kwargs = super().data_kwargs(data, context)
         kwargs["parts"] = data.pop("parts")
         return kwargs
 
@@ -158,6 +133,6 @@ class ServerCheck(Exercise):
 q1, q2, q3, q4, q5 = load_exercises(
     "09",
     EXERCISES,
-    kinds={cls.kind: cls for cls in (CapstoneTool, CapstoneResource, CapstonePrompt, ServerCheck)},
+    kinds={cls.kind: cls for cls in (CapstoneTool, ResourceExercise, PromptExercise, ServerCheck)},
 )
 q5.parts = [q1, q2, q3, q4]  # type: ignore[attr-defined]
