@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .core import _ui
 from .core._batch import BatchResult
 from .core._catalogue import Catalogue, ToolEntry, default_catalogue, tool
-from .core._context import Context
+from .core._context import CallCancelled, Context
 from .core._errors import (
     AuditLogWarning,
     ClientConnectionError,
@@ -61,6 +61,7 @@ from ._version import __version__
 __all__ = [
     "AuditLogWarning",
     "BatchResult",
+    "CallCancelled",
     "CallResult",
     "Catalogue",
     "ClientConnectionError",

@@ -94,3 +94,34 @@ def test_the_generated_inspector_config_and_command_work(
     done = run_inspector(inspector, *words[2:], "--method", "tools/list", "--format", "json", home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [t["name"] for t in json.loads(done.stdout)["result"]["tools"]] == ["add"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_inspector_calls_a_tool_that_runs_only_as_a_task_in_both_eras(
+    inspector: list[str], server: Any, catalogue: Catalogue, era: str, tmp_path: Path
+) -> None:
+    from mcp_notebook import Context
+
+    @tool(catalogue=catalogue, read_only=True, task="required")
+    def crunch(ctx: Context) -> str:
+        """Works a second, as a task."""
+        ctx.sleep(1)
+        return "crunched"
+
+    # A 2025-11-25 client asks for the task (params.task) and reads tasks/result; a 2026-07-28 one
+    # declares the tasks extension and polls tasks/get, where the result comes inlined.
+    config = write_config(server, tmp_path)
+    called = run_inspector(
+        inspector, "--cli", "--config", str(config), "--server", "notebook", "--protocol-era", era,
+        "--format", "json", "--method", "tools/call", "--tool-name", "crunch", home=tmp_path,
+    )  # fmt: skip
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)["result"]
+    assert result["content"][0]["text"] == "crunched"
+    from tests.conftest import until
+
+    # The call's record is finished when its task ends, just after the result is readable.
+    assert until(lambda: any(r.method == "tools/call" and r.tool == "crunch" for r in server.calls))
+    [record] = [r for r in server.calls if r.method == "tools/call" and r.tool == "crunch"]
+    assert record.task is not None and record.task["status"] == "completed"
+    assert record.protocol_version == ERA_VERSIONS[era]

@@ -17,7 +17,7 @@ import annotated_types
 import nbformat
 import pytest
 
-from mcp_notebook import Catalogue, set_language, tool
+from mcp_notebook import Catalogue, Context, set_language, tool
 from mcp_notebook.core._catalogue import ToolEntry, make_entry
 from mcp_notebook.core._text import catalogue
 from mcp_notebook.linter import RULES, Finding, format_findings, lint, lint_notebook, main_lint
@@ -457,6 +457,28 @@ def test_mcp060_an_async_tool_that_blocks_the_loop() -> None:
     assert "MCP060" in rules_of(entry_for(_napping))  # found through `from time import sleep as nap`
     assert "MCP060" not in rules_of(entry_for(_polite))
     assert "MCP060" not in rules_of(entry_for(_sync_sleeper))  # a plain def runs on a worker thread
+
+
+def _train(epochs: int, ctx: Context) -> str:
+    """Train for `epochs` epochs. Use when asked to train."""
+    for epoch in range(epochs):
+        ctx.progress(epoch, total=epochs)
+    return "trained"
+
+
+def _one_report(ctx: Context) -> str:
+    """Report once and answer. Use when asked to."""
+    ctx.progress(0, total=1)
+    return "done"
+
+
+def test_mcp061_a_tool_that_reports_progress_in_a_loop_without_task_support() -> None:
+    advice = [f for f in lint(entry_for(_train)) if f.rule == "MCP061"]
+    assert len(advice) == 1 and advice[0].severity == "info"
+    assert "ctx.progress" in advice[0].message and "60 s" in advice[0].message
+    assert 'task="optional"' in advice[0].fix
+    assert "MCP061" not in rules_of(entry_for(_train, task="optional"))  # it can run as a task
+    assert "MCP061" not in rules_of(entry_for(_one_report))  # one report: not a long loop
 
 
 # -- notebooks ---------------------------------------------------------------------------------------------

@@ -179,6 +179,30 @@ def test_catalogue_view_groups_by_controller_and_follows_changes() -> None:
     view.close()
 
 
+def test_catalogue_view_says_whether_each_tool_runs_as_a_task() -> None:
+    from mcp_notebook import Context
+    from mcp_notebook.widgets import CatalogueView
+
+    catalogue = Catalogue()
+
+    @tool(catalogue=catalogue, read_only=True, lint=False, task="optional")
+    def train(ctx: Context) -> str:
+        """Train."""
+        return "trained"
+
+    @tool(catalogue=catalogue, read_only=True, lint=False)
+    def quick() -> str:
+        """Answer."""
+        return "quick"
+
+    view = CatalogueView(catalogue)
+    shown = html.unescape(view.body.value)
+    by_tool = {item.split("</b>")[0]: item for item in shown.split("<li><b>")[1:]}
+    assert "As a task</i>: optional: a client that supports tasks gets a task" in by_tool["train"]
+    assert "As a task</i>: never: every call is answered in its own request" in by_tool["quick"]
+    view.close()
+
+
 def test_panel_gives_ready_to_paste_configs_and_checks_the_connection(catalogue: Catalogue) -> None:
     import json
 

@@ -27,6 +27,7 @@ from ..core._errors import ServerError
 from ..core._identity import Identities, check_server_name, default_server_name
 from ..core._secrets import new_token
 from ..core._store import Store
+from ..core._tasks import DEFAULT_TTL, check_task_ttl
 from ..core._text import t
 from ..runtime._execution import ToolRunner, install_capture, remove_capture
 from ..runtime._loop import runtime
@@ -65,6 +66,7 @@ def serve(
     allow_remote: bool = False,
     catalogue: Catalogue | None = None,
     name: str | None = None,
+    task_ttl: float = DEFAULT_TTL,
 ) -> ServerHandle:
     """Serve the notebook's tools over Streamable HTTP from a background thread of this kernel.
 
@@ -130,6 +132,9 @@ def serve(
         This server's name, which scopes the results it stores (idempotency keys) to this notebook:
         another notebook's tool of the same name never replays them. Default: the notebook's file
         name and a digest of its path (``orders-3f9a2c1d``), the same after a kernel restart.
+    task_ttl:
+        Seconds a finished task (a long call a client polls: ``@tool(task=...)``) and its result stay
+        readable in the store: one hour by default, at most a day. A running task never expires.
     """
     global _current
     with _lock:
@@ -143,6 +148,7 @@ def serve(
         server_name = check_server_name(name) if name is not None else default_server_name()
         # A store setting that cannot work fails now, before the port is taken.
         server_store(store, idempotency_path)
+        task_ttl = check_task_ttl(task_ttl)
         if not is_loopback(host):
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
@@ -175,6 +181,7 @@ def serve(
             ),
             identities=Identities(token, notebook_token=runtime.local_secret),
             audit_log=None if audit_log is False else (audit_log or default_audit_path()),
+            task_ttl=task_ttl,
         )
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
         portal = runtime.portal()
@@ -208,6 +215,9 @@ def serve(
                 with contextlib.suppress(Exception):
                     hook(handle.url)
             tools.close_streams()
+            # Running tasks fail, saying the server stopped (stored before the store closes below).
+            with contextlib.suppress(Exception):
+                portal.call(tools.tasks.shutdown)
             server.should_exit = True
             with contextlib.suppress(Exception):
                 portal.call(server.done.wait)

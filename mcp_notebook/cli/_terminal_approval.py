@@ -139,5 +139,7 @@ def prompt(request: dict[str, Any]) -> str:
         lines.append(visible(t("terminal.claims", claims=hints)))
     arguments = json.dumps(request.get("arguments") or {}, ensure_ascii=False)
     lines.append(visible(t("terminal.arguments", arguments=arguments)))
+    if request.get("task"):
+        lines.append(t("terminal.task"))
     seconds = math.ceil(request.get("seconds_left") or 0)
     return "\n".join(lines) + "\n" + t("terminal.question", seconds=seconds)

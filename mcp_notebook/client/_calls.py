@@ -13,8 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import _ui
+from ..core._text import t
 from ._requests import DEFAULT_TIMEOUT, request
 from ._results import CallResult, PromptResult, ReadResult
+from ._tasks import TaskCall, to_call_result
 
 
 def call(
@@ -28,6 +30,7 @@ def call(
     timeout: float = DEFAULT_TIMEOUT,
     confirm: bool = False,
     on_progress: Callable[[float, float | None, str | None], None] | None = None,
+    task: bool = False,
 ) -> Any:
     """Call the tool `name` and return its result.
 
@@ -53,6 +56,11 @@ def call(
     confirm:
         Do not call yet: return a `PendingCall` at once that shows Approve / Deny and runs the
         call only when approved (``.result()``, ``await``, ``.approve()``, ``.deny()``).
+    task:
+        Run the call as a task (a tool with ``@tool(task="optional")`` or ``"required"``, on a
+        server of the 2026-07-28 era): return a `TaskCall` at once, shown as a progress bar with a
+        Cancel button, with ``.status``, ``.progress``, ``.result(timeout)``, ``await`` and
+        ``.cancel()``. A call the server answers at once gives a `TaskCall` that has ended.
 
     Raises
     ------
@@ -65,6 +73,11 @@ def call(
     if confirm:
         options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
         return _ui.make("pending_call", name, dict(arguments or {}), options)
+
+    if task:
+        return _as_task(
+            name, dict(arguments or {}), url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
+        )
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
         if on_progress is not None:
@@ -86,6 +99,33 @@ def call(
     return request(
         do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, finish=finish, label=name
     )
+
+
+def _as_task(
+    name: str, arguments: dict[str, Any], *, url: str | None, token: str | None, stdio: str | None, mode: str,
+    timeout: float,
+) -> TaskCall:  # fmt: skip
+    """`call` with ``task=True``: the call over a connection that declares the tasks extension."""
+    if mode == "legacy":
+        raise ValueError(t("task_call.legacy"))
+
+    def send(fn: Callable[[Any], Any]) -> Any:
+        return request(
+            fn, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, label=name, tasks=True
+        )
+
+    async def start(client: Any) -> Any:
+        return await client.session.call_tool(name, arguments, allow_claimed=True)
+
+    answer = send(start)
+    task_id = getattr(answer, "task_id", None)
+    if task_id is None:  # answered at once (quick, or a tool that does not run as a task)
+        raw = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return TaskCall.answered(name, to_call_result(name, raw))
+    followed = TaskCall(name, send, task_id)
+    followed.status, followed.message = answer.status, answer.status_message
+    followed.follow(answer.poll_interval_ms)
+    return followed
 
 
 def list_tools(

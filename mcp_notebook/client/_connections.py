@@ -125,8 +125,10 @@ def describe_error(exc: BaseException) -> str:
 
 
 def resolve_target(
-    url: str | None, token: str | None, stdio: str | None, mode: str
+    url: str | None, token: str | None, stdio: str | None, mode: str, *, tasks: bool = False
 ) -> tuple[tuple[str, ...], Callable[[], Any], str]:
+    """The pool key, the opener and the name of a target. `tasks`: a connection that declares the
+    2026-07-28 tasks extension on its requests (its own key: other calls never become tasks)."""
     # The SDK loads on the first call (`import mcp` takes over a second): not on `%load_ext`.
     import httpx2
     import mcp_types
@@ -141,6 +143,11 @@ def resolve_target(
         # How this client introduces itself to servers (their approval prompts and logs show it).
         "client_info": mcp_types.Implementation(name="mcp-notebook", version=__version__),
     }
+    if tasks:
+        from ._sdk_compat import TasksClaim  # the SDK is loaded by now (above)
+
+        asks["extensions"] = [TasksClaim()]
+    flavour = ("tasks",) if tasks else ()
     if stdio is not None:
         argv = shlex.split(stdio)
         env = None
@@ -157,7 +164,7 @@ def resolve_target(
                 async with Client(stdio_client(params, errlog=errlog), mode=mode, **asks) as client:
                     yield client
 
-        return ("stdio", stdio, token or "", mode), open_stdio, stdio
+        return ("stdio", stdio, token or "", mode, *flavour), open_stdio, stdio
     headers: dict[str, str] = {}
     if url is None:
         if runtime.endpoint is None:
@@ -176,7 +183,7 @@ def resolve_target(
         return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode, **asks), http)
 
     # The token is part of the key: a connection of one identity never serves another's calls.
-    return ("http", url, token or "", mode), open_http, url
+    return ("http", url, token or "", mode, *flavour), open_http, url
 
 
 class _HttpClient:

@@ -88,14 +88,16 @@ def request(
     timeout: float = DEFAULT_TIMEOUT,
     finish: Callable[[Any], Any] | None = None,
     label: str = "",
+    tasks: bool = False,
 ) -> Any:
     """Run ``await fn(client)`` against the target and return ``finish(result)`` (sync).
 
     If the server asks for a person's input meanwhile, a `CallInProgress` is returned instead.
+    `tasks`: over a connection that declares the tasks extension (`resolve_target`).
     """
     from mcp.shared.exceptions import MCPError
 
-    key, open_client, target = resolve_target(url, token, stdio, mode)
+    key, open_client, target = resolve_target(url, token, stdio, mode, tasks=tasks)
     pool = get_pool()
     for attempt in (1, 2):
         connection = pool.get(key, open_client, target, timeout)

@@ -1,8 +1,9 @@
 """Where the client side leans on the SDK's internals: every such use, in this one module.
 
 The client side is the client layer and the bridge's upstream connections (``mcp-notebook bridge``,
-which may import the client layer). Their one need the SDK's `Client` has no public way for is to
-declare exactly the capabilities a bridged client declared (`DeclaringClient`). Nothing outside the
+which may import the client layer). Their needs the SDK's `Client` has no public way for: to
+declare exactly the capabilities a bridged client declared (`DeclaringClient`), and the 2026-07-28
+tasks extension (`TasksClaim`, `get_task`, `cancel_task`: the SDK has no tasks, 2.3). Nothing outside the
 two compat modules touches a private name of the SDK (this one, and `mcp_notebook.server._sdk_compat`
 for the server's side: the server and client layers never import each other, so each has its own);
 ``tests/test_sdk_compat.py`` fails when a module elsewhere does.
@@ -25,15 +26,25 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 from mcp import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientSession
+from pydantic import ConfigDict, Field, TypeAdapter
 
 # (what, the shape we need, who relies on it). Shapes: "def (signature)" and "async def (signature)"
 # (exactly those parameters, annotations aside), "dataclass".
 RELIES_ON: tuple[tuple[str, str, str], ...] = (
     ("mcp.client.client.Client", "dataclass", "DeclaringClient (a dataclass subclass with one more field)"),
+    # Not a reliance but a subclass's own: ABCMeta gives each subclass of the SDK's models one.
+    (
+        "mcp.types.Result._abc_impl",
+        "attribute",
+        "CreatedTask, GetTask, CancelTask (subclasses of SDK models)",
+    ),
     ("mcp.client.client.Client._build_session", "async def (self, exit_stack)", "DeclaringClient"),
     ("mcp.client.session.ClientSession._build_capabilities", "def (self, version)", "DeclaringClient"),
 )
@@ -59,3 +70,69 @@ class DeclaringClient(Client):
         if declared is not None:
             session._build_capabilities = lambda version: declared  # type: ignore[method-assign]
         return session
+
+
+# -- the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks), client side ------------------------
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TERMINAL = ("completed", "failed", "cancelled")
+_RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+class GetTask(types.GetTaskRequest):
+    """``tasks/get`` with ``Mcp-Name``: the extension requires the header; the SDK's 2025 type sets none."""
+
+    name_param = "taskId"
+
+
+class CancelTask(types.CancelTaskRequest):
+    """``tasks/cancel`` with ``Mcp-Name``."""
+
+    name_param = "taskId"
+
+
+class CreatedTask(types.Result):
+    """``tools/call`` answered with a task (flat); a claim model must subclass the SDK's `Result`."""
+
+    model_config = ConfigDict(extra="allow")
+    result_type: Literal["task"] = Field(alias="resultType")
+    task_id: str
+    status: str
+    status_message: str | None = None
+    poll_interval_ms: int | None = None
+
+
+async def get_task(session: Any, task_id: str) -> dict[str, Any]:
+    """``tasks/get``: the task as the server sent it (its result or error inlined once it ended)."""
+    request = GetTask(params=types.GetTaskRequestParams(task_id=task_id))
+    return await session.send_request(request, _RAW)  # type: ignore[no-any-return]
+
+
+async def cancel_task(session: Any, task_id: str) -> dict[str, Any]:
+    request = CancelTask(params=types.CancelTaskRequestParams(task_id=task_id))
+    return await session.send_request(request, _RAW)  # type: ignore[no-any-return]
+
+
+async def _settle(created: CreatedTask, ctx: ClaimContext) -> types.CallToolResult:
+    """A task answer to a plain ``call_tool`` on such a connection: poll it to its end."""
+    while True:
+        task = await get_task(ctx.session, created.task_id)
+        if task.get("status") == "completed":
+            return types.CallToolResult.model_validate(task.get("result") or {"content": []})
+        if task.get("status") in TERMINAL:
+            message = (
+                (task.get("error") or {}).get("message") or task.get("statusMessage") or task.get("status")
+            )
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(message))], is_error=True
+            )
+        await anyio.sleep((task.get("pollIntervalMs") or 500) / 1000)
+
+
+class TasksClaim(ClientExtension):
+    """The tasks extension, declared on every request of a connection made with it; a ``tools/call``
+    with ``allow_claimed=True`` returns a task answer as a `CreatedTask`."""
+
+    identifier = TASKS_EXTENSION
+
+    def claims(self) -> list[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=_settle)]

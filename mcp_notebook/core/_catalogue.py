@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from ._prompts import PromptEntry
 from ._resources import ResourceEntry, TemplateEntry
+from ._tasks import TaskSupport
 from ._text import t
 from ._tool_entry import RunIn, ToolEntry, check_tool_name, make_entry
 
@@ -231,6 +232,7 @@ def tool(
     idempotency_key: bool = False,
     rate_limit: tuple[int, float] | None = None,
     timeout: float | None = None,
+    task: TaskSupport = "never",
     lint: bool = True,
     catalogue: Catalogue | None = None,
 ) -> Callable[[F], F]: ...
@@ -273,6 +275,18 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
         ``(calls, seconds)``, e.g. ``(10, 60)``: more calls than that get an error saying when to retry.
     timeout:
         Seconds a call may take; a slower one is abandoned and the model gets an error.
+    task:
+        Whether a call may run as a task, which the client polls instead of waiting on one request
+        (clients give up on a plain request after about 60 s): ``"optional"`` (a client that
+        supports tasks gets one when the call takes longer than half a second), ``"required"``
+        (only clients that support tasks may call it) or ``"never"`` (default). Opt in for long
+        functions; the default is ``"never"`` because a 2025-11-25 client that supports tasks
+        makes every call of a tool that allows them a task and polls for its result (a quick tool
+        would answer slower), and a task's result is kept in the server's store until it expires.
+        A cancelled task stops where the tool calls its `Context` (``ctx.progress``, ``ctx.sleep``,
+        ``ctx.check_cancelled()``); a ``run_in="kernel"`` tool is interrupted like a cell. The
+        catalogue view shows the setting, and the linter advises it (MCP061) for a tool that
+        reports progress in a loop.
     lint:
         Show the tool-design linter's findings when the tool is defined (in a notebook).
     catalogue:

@@ -24,6 +24,18 @@ The protocol eras ask the client differently, and the same tool code serves both
 
 Sync tools call the plain methods (from a worker thread, or the kernel's thread); ``async def``
 tools await the ``a``-prefixed ones (``await ctx.aelicit(...)``), which never block the server loop.
+
+A call can be cancelled (its task cancelled by the client or in the panel, or the call abandoned
+after its timeout): `Context.cancelled` turns true, and the tool's next `Context` call raises
+`CallCancelled` (a ``BaseException``, so ``except Exception`` in tool code does not swallow it).
+A long loop checks it, or waits with `Context.sleep`, which returns early::
+
+    for epoch in range(epochs):
+        ctx.progress(epoch, total=epochs)   # raises CallCancelled once cancelled
+        train_one(epoch)
+
+Once a call has become a task (a client that supports tasks, a tool that allows them), progress
+goes into the task's status and questions wait for the client to poll and answer (`TaskChannel`).
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ import math
 import threading
 import typing
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ._identity import identity_of
 from ._questions import (
@@ -55,7 +67,26 @@ from ._questions import (
 )
 from ._text import t
 
-__all__ = ["Context"]
+__all__ = ["CallCancelled", "Context"]
+
+
+class CallCancelled(BaseException):
+    """Raised in a tool by its next `Context` call once its call was cancelled.
+
+    A ``BaseException`` (as ``KeyboardInterrupt``), so that ``except Exception`` in tool code lets it
+    through and the tool stops. Catch it only to clean up, then raise it again.
+    """
+
+
+class TaskChannel(Protocol):
+    """Where a call that became a task reports progress and asks its questions (the server's)."""
+
+    def progress(self, value: float, total: float | None, message: str | None) -> None: ...
+
+    async def ask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """Wait for the client's raw answers to `requests`, by key."""
+        ...
+
 
 # Progress on one token MUST increase with each notification (spec 2025-11-25, basic/utilities/progress),
 # whatever a tool sends and after the server's own keep-alives while a person was asked. A value that
@@ -99,6 +130,7 @@ class Context:
         log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         self._request = request  # the SDK's ServerRequestContext of this call
         # Whether this thread runs the tool for a cell that waits for it (the runtime knows; see `_block`).
@@ -114,6 +146,11 @@ class Context:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._pending: set[concurrent.futures.Future[Any]] = set()
+        # Set from any thread when the call is cancelled; read by every method (`check_cancelled`).
+        # A task's event belongs to the task (its end is not a cancel); a plain call's is its own.
+        self._cancel = cancel if cancel is not None else threading.Event()
+        self._owns_cancel = cancel is None
+        self._task: TaskChannel | None = None  # set by the server once the call became a task
         params = request.session.client_params
         self.client: str = identity_of(request).name
         self.claimed_client: str | None = params.client_info.name if params is not None else None
@@ -127,6 +164,7 @@ class Context:
         log_levels: Collection[str] = (),
         in_waiting_cell: Callable[[], bool] = lambda: False,
         progress_after: float | None = None,
+        cancel: threading.Event | None = None,
     ) -> Context:
         """The Context of one tools/call or prompts/get: its era, and on 2026-07-28 the answers of this
         round (``inputResponses``, only those to the questions the round asked) and of earlier ones
@@ -148,7 +186,36 @@ class Context:
             log_levels=log_levels,
             in_waiting_cell=in_waiting_cell,
             progress_after=progress_after,
+            cancel=cancel,
         )
+
+    # -- cancellation ---------------------------------------------------------------------------
+    @property
+    def cancelled(self) -> bool:
+        """Whether this call was cancelled: stop soon (the next `Context` call raises `CallCancelled`)."""
+        return self._cancel.is_set()
+
+    def check_cancelled(self) -> None:
+        """Raise `CallCancelled` if this call was cancelled (call it in a loop that uses no other method)."""
+        if self._cancel.is_set():
+            raise CallCancelled(t("context.cancelled"))
+
+    def sleep(self, seconds: float) -> None:
+        """Wait `seconds`, but raise `CallCancelled` as soon as the call is cancelled."""
+        if self._cancel.wait(max(0.0, seconds)):
+            raise CallCancelled(t("context.cancelled"))
+
+    async def asleep(self, seconds: float) -> None:
+        """`sleep` for ``async def`` tools (never blocks the loop)."""
+        self.check_cancelled()
+        deadline = self._loop.time() + max(0.0, seconds)
+        while (left := deadline - self._loop.time()) > 0:
+            await asyncio.sleep(min(left, 0.05))
+            self.check_cancelled()
+
+    def become_task(self, channel: TaskChannel) -> None:
+        """The server made this call a task: progress and questions go through `channel` from now on."""
+        self._task = channel
 
     # -- what the client can do ---------------------------------------------------------------
     @property
@@ -171,11 +238,19 @@ class Context:
         Progress must grow with each notification: a value not above the last one sent for this call
         (the tool's own, or the server's while the call waited for a person) is sent just above it.
         """
+        self.check_cancelled()
+        if self._task is not None:  # a task's progress is its status: nothing to send, no loop to reach
+            self._task.progress(progress, total, message)
+            return
         self._block("progress", self.aprogress(progress, total, message))
 
     async def aprogress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
+        self.check_cancelled()
+        if self._task is not None:
+            self._task.progress(progress, total, message)
+            return
         # Computed and recorded on the loop before the await: concurrent reports still grow.
         self._last_progress = value = next_progress(progress, self._last_progress)
         await self._request.session.report_progress(value, total, message)
@@ -186,12 +261,16 @@ class Context:
         Handshake era: levels below the session's ``logging/setLevel`` are dropped. 2026-07-28: sent
         only when the request opted in with ``_meta["io.modelcontextprotocol/logLevel"]``.
         """
+        self.check_cancelled()
+        if self._task is not None:
+            self._check_level(level)
+            return  # a task has no request stream left to carry a log line (both eras)
         self._block("log", self.alog(level, data, logger))
 
     async def alog(self, level: str, data: Any, logger: str | None = None) -> None:
-        if level not in LOG_LEVELS:
-            raise ValueError(t("context.bad_level", level=level, levels=", ".join(LOG_LEVELS)))
-        if not self._wants(level):
+        self.check_cancelled()
+        self._check_level(level)
+        if self._task is not None or not self._wants(level):
             return
         import mcp_types as types
 
@@ -201,6 +280,11 @@ class Context:
         await self._request.session.send_notification(
             notification, related_request_id=self._request.request_id
         )
+
+    @staticmethod
+    def _check_level(level: str) -> None:
+        if level not in LOG_LEVELS:
+            raise ValueError(t("context.bad_level", level=level, levels=", ".join(LOG_LEVELS)))
 
     def _wants(self, level: str) -> bool:
         return level in self._log_levels
@@ -274,10 +358,20 @@ class Context:
         return answers
 
     async def aask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        self.check_cancelled()
         for key, request in requests.items():
             if not isinstance(request, Mapping) or request.get("method") not in CAPABILITY:
                 raise TypeError(t("context.bad_request", key=key, what=request))
             self._require(request["method"])
+        if self._task is not None:
+            # Read at once, on the loop, where the server makes the call a task: a question asked
+            # before that goes the request's own way, one asked after waits for the client's poll.
+            raw = await self._task.ask(requests)
+            self.check_cancelled()
+            return {
+                key: _unanswered_none(parse_answer(request["method"], raw.get(key)))
+                for key, request in requests.items()
+            }
         if self._stateless:
             return self._answered(requests)
         return {key: await self._push(request) for key, request in requests.items()}
@@ -330,21 +424,40 @@ class Context:
             # asks the person could never be shown (the cell would have to end first).
             coroutine.close()
             raise RuntimeError(t("context.in_cell", method=method))
+        self.check_cancelled()
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         self._pending.add(future)
         try:
             return future.result()
+        except concurrent.futures.CancelledError:
+            self.check_cancelled()  # the call was cancelled while the tool waited: say so
+            raise
         finally:
             self._pending.discard(future)
 
+    def cancel(self) -> None:
+        """Cancel the call (from any thread): `cancelled` turns true, waits for the client end."""
+        self._cancel.set()
+        for future in list(self._pending):
+            future.cancel()
+
     def close(self) -> None:
-        """The call is over (answered, timed out or abandoned): stop waiting for the client."""
+        """The call is over (answered, timed out or abandoned): stop waiting for the client.
+
+        A tool still running (abandoned after its timeout) sees `cancelled` from now on.
+        """
+        if self._owns_cancel:
+            self._cancel.set()
         for future in list(self._pending):
             future.cancel()
 
     def __repr__(self) -> str:
         era = "stateless" if self._stateless else "handshake"
         return f"<Context {self.protocol_version} ({era}) client={self.client!r}>"
+
+
+def _unanswered_none(value: Any) -> Any:
+    return None if value is UNANSWERED else value
 
 
 def context_parameter(fn: Any) -> str | None:

@@ -26,6 +26,7 @@ from ._context import context_parameter
 from ._errors import ToolDefinitionError
 from ._idempotency import KEY_PARAMETER, idempotency_key_schema
 from ._schema import FunctionSchema, function_schema
+from ._tasks import TASK_SUPPORT, TaskSupport
 from ._text import t
 
 RunIn = Literal["thread", "kernel"]
@@ -75,6 +76,7 @@ class ToolEntry:
     idempotency_key: bool = False
     rate_limit: tuple[int, float] | None = None
     timeout: float | None = None
+    task: TaskSupport = "never"
 
     @property
     def takes_key(self) -> bool:
@@ -128,6 +130,10 @@ class ToolEntry:
             if self.title:
                 notes["title"] = self.title
             wire["annotations"] = notes
+        if self.task != "never":
+            # 2025-11-25 tasks: absent means "forbidden". The 2026-07-28 Tool has no such field (the
+            # server decides per call), and the SDK drops it from that era's tools/list.
+            wire["execution"] = {"taskSupport": self.task}
         return wire
 
 
@@ -149,6 +155,7 @@ def make_entry(
     idempotency_key: bool = False,
     rate_limit: tuple[int, float] | None = None,
     timeout: float | None = None,
+    task: TaskSupport = "never",
 ) -> ToolEntry:
     """Build a `ToolEntry` from a function and the decorator's options."""
     if not callable(fn):
@@ -167,6 +174,8 @@ def make_entry(
         raise ToolDefinitionError(t("tool.bad_rate_limit", value=rate_limit))
     if timeout is not None and not timeout > 0:
         raise ToolDefinitionError(t("tool.bad_timeout", value=timeout))
+    if task not in TASK_SUPPORT:
+        raise ToolDefinitionError(t("tool.bad_task", name=tool_name, value=repr(task)))
     schema: FunctionSchema = function_schema(fn)
     if input_schema is not None:
         # The function's own parameters still apply (conversion, defaults); the schema is what the
@@ -218,6 +227,7 @@ def make_entry(
         idempotency_key=idempotency_key,
         rate_limit=rate_limit,
         timeout=timeout,
+        task=task,
     )
 
 

@@ -41,6 +41,7 @@ def open_channel(server: Any = None) -> Any:
                 "annotations": request.annotations,
                 "arguments": request.arguments,
                 "seconds_left": request.seconds_left,
+                "task": request.task_id is not None,  # a task: the decision covers that task only
             }
         )
         request._on_resolve.append(closed)

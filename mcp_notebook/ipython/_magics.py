@@ -164,6 +164,12 @@ class MCPMagics(Magics):
         action="store_true",
         help="Show Approve / Deny first and call only when approved (returns a pending call at once).",
     )
+    @argument(
+        "--task",
+        action="store_true",
+        help="Run the call as a task (a tool with task support): returns at once a task with a progress "
+        "bar and Cancel, .status, .result(timeout), await and .cancel().",
+    )
     @target_options
     @no_var_expand
     @line_magic
@@ -175,11 +181,14 @@ class MCPMagics(Magics):
             %mcp_call forecast city=$my_city
             %mcp_call add a=1 b=2 --url http://127.0.0.1:8000/mcp --token T
             pending = %mcp_call delete_row row=3 --confirm     # Approve / Deny first
+            job = %mcp_call train epochs=20 --task              # a task: job.result(), job.cancel()
 
         By default the in-kernel server is called. A JSON-RPC error (e.g. an unknown tool)
         raises ProtocolError with its code; a tool execution error is shown as a result.
         """
         args, arguments = self._parse_with_arguments(self.mcp_call, line)
+        if args.task:
+            return self._client("call", args.name, arguments, task=True, **target(args, self._namespace()))
         progress = _ProgressBar(args.name)
         return self._client(
             "call",

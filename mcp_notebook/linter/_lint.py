@@ -65,6 +65,7 @@ RULES: dict[str, Rule] = {
         Rule("MCP041", "empty-output-schema", "info"),
         Rule("MCP050", "secret-parameter", "warning"),
         Rule("MCP060", "async-blocking-call", "warning"),
+        Rule("MCP061", "long-call-without-task", "info"),
     ]
 }
 """Every rule, by id. Ids never change meaning; retired ids are not reused."""

@@ -17,6 +17,7 @@ from ..core._guards import looks_secret, name_tokens
 from ..core._idempotency import KEY_PARAMETER
 from ..core._tool_entry import ToolEntry
 from ._blocking import blocking_calls
+from ._long_calls import progress_in_loop
 
 Hit = tuple[str, str | None, dict[str, Any]]
 """A rule that fired: its id, the parameter path (or None) and the values its messages need."""
@@ -200,6 +201,8 @@ class _Check:
         calls = blocking_calls(self.entry.fn)
         if calls:
             self.add("MCP060", calls=", ".join(calls), first=calls[0])
+        if self.entry.task == "never" and progress_in_loop(self.entry.fn, self.entry.context):
+            self.add("MCP061", context=self.entry.context)
 
 
 def _nodes(properties: Mapping[str, Any], defs: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:

@@ -13,10 +13,17 @@ Two places, chosen per server (``serve(run_in=...)``) and per tool (``@tool(run_
     result (``%mcp_call``) runs queued calls while it waits, so it can never deadlock.
 
 Async tools are awaited on the server's loop ("thread") or on the kernel's loop ("kernel").
+
+A call can be stopped from outside (a cancelled task: `Interruptible`). A ``"kernel"`` tool is
+interrupted like a cell, with ``KeyboardInterrupt`` on the kernel's main thread, but only while that
+very call runs there (`KernelPump.interrupt`): an interrupt that comes too late for the call is
+swallowed, never raised into a cell. A ``"thread"`` tool cannot be stopped by force (stopping a
+thread can leave locks and C state broken): it stops at its next `Context` call.
 """
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import concurrent.futures
 import contextlib
@@ -32,6 +39,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 import anyio
+
+from ..core._context import CallCancelled
+from ..core._text import t
 
 _captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar(
     "mcp_notebook_captured", default=None
@@ -54,6 +64,50 @@ class KernelBusy(Exception):
     """The kernel's main thread did not pick up a call in time."""
 
 
+class Interruptible:
+    """How to stop one tool call from outside while it runs (a cancelled task). Thread-safe.
+
+    The runner arms it with the way to stop the call where it runs (`arm`); `stop` stops it now,
+    or as soon as it is armed. What was stopped raises where the call is awaited.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stop: Callable[[], Any] | None = None
+        self.requested = False
+
+    def arm(self, stop: Callable[[], Any] | None) -> None:
+        with self._lock:
+            self._stop = stop
+            requested = self.requested
+        if requested and stop is not None:
+            stop()
+
+    def stop(self) -> None:
+        with self._lock:
+            self.requested = True
+            stop = self._stop
+        if stop is not None:
+            stop()
+
+
+def _interrupt_main() -> None:
+    """Send SIGINT to the main thread, as a kernel interrupt does.
+
+    A real signal, not just `_thread.interrupt_main`: that only marks the signal pending, and a
+    main thread blocked in a wait (a lock, ``Event.wait``, ``time.sleep``) would not see it until
+    the wait ended; the signal ends the wait (EINTR) and Python raises ``KeyboardInterrupt`` there.
+    """
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+    else:  # Windows: no signals to a thread; the interpreter still raises at its next bytecode
+        _thread.interrupt_main(signal.SIGINT)
+
+
+def _signals_checked() -> None:
+    """A Python call: the interpreter handles a pending signal at the latest when it enters one."""
+
+
 class KernelPump:
     """Runs callables on the kernel's main thread, from any other thread.
 
@@ -68,6 +122,9 @@ class KernelPump:
             queue.SimpleQueue()
         )
         self._wakeup = threading.Event()
+        self._lock = threading.Lock()
+        self._running: concurrent.futures.Future[Any] | None = None  # the call the main thread runs now
+        self._interrupted: concurrent.futures.Future[Any] | None = None  # the call `interrupt` stopped
 
     def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
@@ -77,12 +134,27 @@ class KernelPump:
             self.loop.call_soon_threadsafe(self.drain)
         return future
 
+    def interrupt(self, future: concurrent.futures.Future[Any]) -> bool:
+        """Stop the call behind `future` with ``KeyboardInterrupt``, if the main thread runs it now.
+
+        Checked and sent under the lock `drain` clears its mark with, so an interrupt is only ever
+        sent while that very call runs; one that lands after the call returned is swallowed by
+        `drain`. Returns whether it was sent (a call still queued is cancelled instead: `future.cancel()`).
+        """
+        with self._lock:
+            if self._running is not future:
+                return False
+            self._interrupted = future
+            _interrupt_main()
+            return True
+
     def drain(self, *, in_cell: bool = False) -> None:
         """Run every queued callable now (call only on the kernel's main thread).
 
         A kernel interrupt that lands in a tool ends that call (the server reports it to the
         client); it is raised again only if a cell is waiting here (`in_cell`), never into the
-        kernel's event loop, which it would stop.
+        kernel's event loop, which it would stop. An interrupt sent by `interrupt` (a cancelled
+        task) is the call's alone: never raised again, whatever waits here.
         """
         while True:
             try:
@@ -96,11 +168,21 @@ class KernelPump:
             on_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, signal.default_int_handler) if on_main else None
             _cell_waiting.active = in_cell
+            ours = False
             try:
-                future.set_result(fn())
+                try:
+                    if on_main:
+                        with self._lock:
+                            self._running = future
+                    value = fn()
+                finally:
+                    ours = self._unmark(future) if on_main else False
+                future.set_result(value)
             except KeyboardInterrupt as exc:
-                future.set_exception(exc)
-                if in_cell:
+                ours = ours or self._interrupted is future
+                if not future.done():
+                    future.set_exception(exc)
+                if in_cell and not ours:
                     raise
             except BaseException as exc:  # handed to the waiting server task, which reports it
                 future.set_exception(exc)
@@ -108,6 +190,25 @@ class KernelPump:
                 _cell_waiting.active = False
                 if on_main:
                     signal.signal(signal.SIGINT, previous)
+
+    def _unmark(self, future: concurrent.futures.Future[Any]) -> bool:
+        """No interrupt for `future` from now on; whether one was sent (a late one is swallowed here).
+
+        An interrupt sent just before the mark is cleared is pending, not yet raised: the call to
+        `_signals_checked` makes the interpreter raise it here, where it belongs to this call.
+        """
+        sent = False
+        while True:
+            try:
+                with self._lock:
+                    self._running = None
+                    sent = sent or self._interrupted is future
+                _signals_checked()
+                return sent
+            except KeyboardInterrupt:
+                if not (sent or self._interrupted is future):
+                    raise  # the person's own interrupt, right at the end of the call: theirs to see
+                sent = True
 
     def wake(self) -> None:
         """Wake a main-thread `wait` (to look at `stop` again)."""
@@ -265,16 +366,28 @@ class ToolRunner:
         self.workers = WorkerPool()
 
     async def run(
-        self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None, *, tool: str = ""
+        self,
+        fn: Callable[..., Any],
+        kwargs: dict[str, Any],
+        run_in: str | None = None,
+        *,
+        tool: str = "",
+        stopper: Interruptible | None = None,
+        wait_for_kernel: bool = False,
     ) -> tuple[Any, str]:
-        """Call ``fn(**kwargs)``; return its value and what it printed. `tool` names it for `abandoned`."""
+        """Call ``fn(**kwargs)``; return its value and what it printed. `tool` names it for `abandoned`.
+
+        `stopper`: armed with the way to stop a ``"kernel"`` call while it runs. `wait_for_kernel`:
+        wait for a busy kernel as long as it takes (a task, which no client times out) instead of
+        `busy_timeout`.
+        """
         where = run_in or self.run_in
         install_capture(self._server_thread)
         buffer = io.StringIO()
         token = _captured.set(buffer)
         try:
             if where == "kernel":
-                value = await self._on_kernel(fn, kwargs, buffer)
+                value = await self._on_kernel(fn, kwargs, buffer, stopper, wait_for_kernel)
             elif asyncio.iscoroutinefunction(fn):
                 value = await fn(**kwargs)
             else:
@@ -289,7 +402,14 @@ class ToolRunner:
         """How many calls of `tool` still run on worker threads after their caller gave up on them."""
         return self.workers.abandoned(tool)
 
-    async def _on_kernel(self, fn: Callable[..., Any], kwargs: dict[str, Any], buffer: io.StringIO) -> Any:
+    async def _on_kernel(
+        self,
+        fn: Callable[..., Any],
+        kwargs: dict[str, Any],
+        buffer: io.StringIO,
+        stopper: Interruptible | None = None,
+        wait_for_kernel: bool = False,
+    ) -> Any:
         context = contextvars.copy_context()
         server_loop = asyncio.get_running_loop()
         started = asyncio.Event()
@@ -310,12 +430,26 @@ class ToolRunner:
                 return context.run(fn, **kwargs)
 
             future = self.pump.submit(call)
-        with anyio.move_on_after(self.busy_timeout):
+        if stopper is not None:
+            pump, is_async = self.pump, asyncio.iscoroutinefunction(fn)
+            # A queued call is cancelled; a running one is interrupted (sync) or cancelled (async).
+            stopper.arm(lambda: future.cancel() or (not is_async and pump.interrupt(future)))
+            future.add_done_callback(lambda _: server_loop.call_soon_threadsafe(started.set))
+        with anyio.move_on_after(None if wait_for_kernel else self.busy_timeout):
             await started.wait()
         # cancel() fails once the kernel has picked the call up: then it runs to the end.
         if not started.is_set() and future.cancel():
             raise KernelBusy
-        return await asyncio.wrap_future(future)
+        try:
+            if future.cancelled():
+                raise concurrent.futures.CancelledError
+            return await asyncio.wrap_future(future)
+        except (KeyboardInterrupt, asyncio.CancelledError, concurrent.futures.CancelledError) as exc:
+            # Stopped on purpose: the call itself was cancelled or interrupted (not this awaiting task).
+            stopped = isinstance(exc, KeyboardInterrupt) or future.cancelled()
+            if stopper is not None and stopper.requested and stopped:
+                raise CallCancelled(t("context.cancelled")) from None
+            raise
 
 
 async def _in_context(

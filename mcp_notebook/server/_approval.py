@@ -77,6 +77,8 @@ class ApprovalRequest:
     # The definition the person is shown (`ToolEntry.fingerprint`): "always allow" allows that one.
     definition: str | None = field(default=None, repr=False)
     deadline: float | None = field(default=None, repr=False)  # time.monotonic() when it times out
+    # The task this call runs as (a client that polls for the result): the decision covers it alone.
+    task_id: str | None = field(default=None, repr=False)
     _on_resolve: list[Callable[[ApprovalRequest], None]] = field(default_factory=list, repr=False)
     _on_tick: list[Callable[[float], None]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

@@ -151,6 +151,10 @@ class AuditLog:
             return [json.loads(line) for line in file if line.strip()]
 
 
+AUDITED = ("tools/call", "tasks/cancel", "tasks/update")
+"""The requests the audit log keeps: calls of tools, and what changes a running task."""
+
+
 class AuditTrail:
     """The audit sink of the call pipeline: each finished tool call, one line in the `AuditLog`.
 
@@ -170,9 +174,11 @@ class AuditTrail:
         self.listeners: list[Callable[[str | None], None]] = []  # told when `error` changes
 
     def __call__(self, record: CallRecord) -> None:
-        """Write `record` if it is a tool call (also of a tool the caller may not see: a probe leaves a trace)."""
-        if self.log is None or record.method != "tools/call":
+        """Write `record` if it is a tool call (also of a tool the caller may not see: a probe leaves a
+        trace), or an act on a task: a cancel, answers to its questions."""
+        if self.log is None or record.method not in AUDITED:
             return
+        extra = {"task": record.task} if record.task is not None else {}
         try:
             self.log.record(
                 client=record.client,
@@ -184,6 +190,8 @@ class AuditTrail:
                 is_error=record.is_error,
                 duration_ms=round(record.duration * 1000, 3),
                 protocol_version=record.protocol_version,
+                method=record.method,
+                **extra,
             )
         except Exception as exc:  # a full disk must not fail the call it records: it is reported instead
             self._failed(f"{type(exc).__name__}: {exc}")

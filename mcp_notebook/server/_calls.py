@@ -24,20 +24,25 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..core._arguments import argument_problems
 from ..core._catalogue import Catalogue
-from ..core._context import Context, next_progress
+from ..core._context import CallCancelled, Context, next_progress
 from ..core._errors import ToolError
 from ..core._idempotency import KEY_PARAMETER
 from ..core._identity import NOTEBOOK, Identity, identity_of
 from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
 from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
+from ..core._tasks import CANCELLED, COMPLETED, EXTENSION, TaskRecord, new_task_id
 from ..core._text import t
 from ..runtime._execution import KernelBusy, ToolRunner
+from . import _tasks_legacy as legacy_tasks
+from . import _tasks_modern as modern_tasks
 from ._approval import ApprovalPolicy
 from ._contexts import context_for
 from ._guardrails import Guardrails
-from ._pipeline import SEALED, CallPipeline, CallRecord
+from ._pipeline import SEALED, Call, CallPipeline, CallRecord
+from ._sdk_compat import answer_instead, notify_task_status
 from ._session_state import Sessions, session_id_of
+from ._tasks import TaskManager, TaskRun
 
 # Arguments larger than this (estimated bytes) are checked on a worker thread: a 4 MiB body takes
 # the validator seconds (and a schema with `uniqueItems` a few thousand rows do), and the server loop
@@ -63,6 +68,7 @@ class ToolCalls:
         kept: Any,
         rounds: RoundLedger,
         result_limit: int,
+        tasks: TaskManager,
     ) -> None:
         self.catalogue = catalogue
         self.runner = runner
@@ -74,6 +80,7 @@ class ToolCalls:
         self.kept = kept  # where results too large for a model's context are kept, behind a link
         self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
         self.result_limit = result_limit
+        self.tasks = tasks  # calls that run as tasks: their jobs, records and cancellation
         self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
@@ -83,22 +90,167 @@ class ToolCalls:
             record = call.record
             entry = self._lookup(record, params.name, identity)
             _note_rounds(record, params)
+            way = self._way(ctx, entry, params)
+            if way is not None and self.tasks.running_of(identity.name) >= self.tasks.max_per_identity:
+                record.decision = "refused: too many tasks"
+                limit = self.tasks.max_per_identity
+                return _answer(ctx, record, _ended(record, record.decision, t("task.too_many", limit=limit)))
+            if way == "legacy":
+                return await self._legacy_task(ctx, call, entry, arguments, identity, params)
+            if way == "modern":
+                return await self._modern_task(ctx, call, entry, arguments, identity)
             client = self.guards.set_client(identity.name)
             try:
-                if entry.context:
-                    # The SDK's boundary verifies a sealed requestState (a forged, edited or expired one
-                    # is a protocol error) and seals the one a result carries.
-                    sealed = await self.boundary(
-                        ctx, lambda c: self._steps(c, entry, arguments, record, identity)
-                    )
-                    result = dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
-                else:
-                    result = await self._steps(ctx, entry, arguments, record, identity)
+                result = await self._work(ctx, entry, arguments, record, identity)
             except ProtocolRefusal as exc:  # a client capability the tool needs is missing, a state reused
                 raise MCPError(exc.code, exc.message, data=exc.data) from None
             finally:
                 self.guards.reset_client(client)
             return _answer(ctx, record, result)
+
+    async def _work(
+        self,
+        ctx: ServerRequestContext[Any],
+        entry: Any,
+        arguments: dict[str, Any],
+        record: CallRecord,
+        identity: Identity,
+        task: TaskRun | None = None,
+    ) -> dict[str, Any]:
+        """The steps after the lookup, for the request itself or for the job of a task."""
+        if entry.context:
+            # The SDK's boundary verifies a sealed requestState (a forged, edited or expired one
+            # is a protocol error) and seals the one a result carries.
+            sealed = await self.boundary(
+                ctx, lambda c: self._steps(c, entry, arguments, record, identity, task)
+            )
+            return dict(sealed) if isinstance(sealed, dict) else {}  # our own dict, state sealed
+        return await self._steps(ctx, entry, arguments, record, identity, task)
+
+    # -- tasks -----------------------------------------------------------------------------------------
+    def _way(
+        self, ctx: ServerRequestContext[Any], entry: Any, params: types.CallToolRequestParams
+    ) -> str | None:
+        """Whether this call runs as a task: ``"modern"`` (2026-07-28, if it takes long), ``"legacy"``
+        (2025-11-25, asked for) or None; a protocol error when the tool's setting and the request disagree."""
+        if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            asked = params.task is not None
+            if asked and entry.task == "never":
+                raise MCPError(types.METHOD_NOT_FOUND, t("task.forbidden", name=entry.name))
+            if not asked and entry.task == "required":
+                raise MCPError(types.METHOD_NOT_FOUND, t("task.required_legacy", name=entry.name))
+            if asked and not self.tasks.available:
+                raise MCPError(types.INTERNAL_ERROR, t("task.unavailable"))
+            return "legacy" if asked else None
+        # 2026-07-28: a legacy `task` parameter means nothing here; the extension declared on this
+        # very request does (SEP-2663), and the server decides.
+        declared = modern_tasks.declared(ctx)
+        if entry.task == "required" and not declared:
+            raise MCPError(
+                modern_tasks.MISSING_CAPABILITY,
+                t("task.required_modern", name=entry.name, extension=EXTENSION),
+                data=modern_tasks.REQUIRED,
+            )
+        return "modern" if declared and entry.task != "never" and self.tasks.available else None
+
+    def _new_task(
+        self, ctx: ServerRequestContext[Any], call: Call, entry: Any, identity: Identity
+    ) -> TaskRecord:
+        now = self.tasks.book.now()
+        return TaskRecord(
+            task_id=new_task_id(),
+            server=self.tasks.book.server,
+            owner=identity.name,
+            claimed=call.record.claimed,
+            tool=entry.name,
+            arguments=call.record.arguments,
+            era=ctx.protocol_version,
+            created=now,
+            updated=now,
+            ttl=self.tasks.ttl,
+            message=t("task.working"),
+        )
+
+    def _start(
+        self, ctx: ServerRequestContext[Any], call: Call, entry: Any, arguments: dict[str, Any], identity: Identity,
+        record: TaskRecord,
+    ) -> TaskRun:  # fmt: skip
+        async def work(run: TaskRun) -> dict[str, Any]:
+            client = self.guards.set_client(identity.name)
+            try:
+                return await self._work(ctx, entry, arguments, call.record, identity, run)
+            finally:
+                self.guards.reset_client(client)
+
+        run = self.tasks.start(record, work)
+        run.kernel = (entry.run_in or self.runner.run_in) == "kernel"
+        return run
+
+    async def _promote(self, call: Call, run: TaskRun) -> None:
+        """Make the job a task the client holds; the call is finished when the task ends."""
+        call.hand_off()
+        call.record.task = {"id": run.record.task_id, "status": run.record.status, "events": []}
+        run.on_finish.append(lambda ended: _task_ended(call, ended))
+        try:
+            await self.tasks.promote(run)
+        except BaseException:
+            self.tasks.cancel_soon(run.record.task_id, "server")  # no client can know of it: stop the work
+            raise
+
+    async def _modern_task(
+        self,
+        ctx: ServerRequestContext[Any],
+        call: Call,
+        entry: Any,
+        arguments: dict[str, Any],
+        identity: Identity,
+    ) -> dict[str, Any]:
+        """2026-07-28: run the call as a job; a call done within `promote_after` is answered as any
+        call is, a longer one becomes a task (and its answer says so)."""
+        run = self._start(ctx, call, entry, arguments, identity, self._new_task(ctx, call, entry, identity))
+        try:
+            with anyio.move_on_after(self.tasks.promote_after):
+                await run.job.done.wait()
+        except anyio.get_cancelled_exc_class():
+            # The client left before it could learn of a task: nobody could ever ask for the result.
+            run.cancel.set()
+            if run.context is not None:
+                run.context.cancel()
+            if run.approval is not None:
+                run.approval._resolve("withdrawn")
+            if run.job.scope is not None:
+                run.job.scope.cancel()
+            raise
+        if run.job.done.is_set():  # the immediate result (checked and promoted with no await between)
+            error = run.job.error
+            if isinstance(error, ProtocolRefusal):
+                raise MCPError(error.code, error.message, data=error.data) from None
+            if error is not None:
+                raise error
+            return _answer(ctx, call.record, run.job.result)
+        await self._promote(call, run)
+        return modern_tasks.created(run.snapshot(), self.tasks.book.now())
+
+    async def _legacy_task(
+        self,
+        ctx: ServerRequestContext[Any],
+        call: Call,
+        entry: Any,
+        arguments: dict[str, Any],
+        identity: Identity,
+        params: types.CallToolRequestParams,
+    ) -> dict[str, Any]:
+        """2025-11-25: the client asked for a task: it gets one at once (through `TaskAnswers`)."""
+        record = self._new_task(ctx, call, entry, identity)
+        record.ttl = legacy_tasks.requested_ttl(params.task) or record.ttl
+        run = self._start(ctx, call, entry, arguments, identity, record)
+        session, book = ctx.session, self.tasks.book
+        # Each change of status, to the session on its own stream (the spec's optional notification).
+        run.notify = lambda changed: notify_task_status(session, legacy_tasks.task(changed, book.now()))
+        await self._promote(call, run)
+        if not answer_instead({"task": legacy_tasks.task(run.snapshot(), self.tasks.book.now())}):
+            raise MCPError(types.INTERNAL_ERROR, t("task.unavailable"))
+        return {"content": []}  # what the SDK checks; the client gets the task (`TaskAnswers`)
 
     def _lookup(self, record: CallRecord, name: str, identity: Identity) -> Any:
         """The tool the caller names, if it may see it; else -32602, the same for unknown and hidden.
@@ -129,6 +281,7 @@ class ToolCalls:
         arguments: dict[str, Any],
         record: CallRecord,
         identity: Identity,
+        task: TaskRun | None = None,
     ) -> dict[str, Any]:
         """The steps after the lookup, in order; the first that ends the call gives its result."""
         # A later round of a 2026-07-28 call answers its round once, before anything else happens: a
@@ -150,10 +303,10 @@ class ToolCalls:
             # this very tool, these very arguments, this identity; the ledger: its first answer).
             record.decision = "approved"
         else:
-            ended, waited = await self._approve(ctx, entry, arguments, record, identity)
+            ended, waited = await self._approve(ctx, entry, arguments, record, identity, task)
             if ended is not None:
                 return ended
-        return await self._run(ctx, entry, arguments, record, identity, waited)
+        return await self._run(ctx, entry, arguments, record, identity, waited, task)
 
     async def _check_arguments(
         self, entry: Any, arguments: dict[str, Any], record: CallRecord
@@ -201,9 +354,14 @@ class ToolCalls:
         arguments: dict[str, Any],
         record: CallRecord,
         identity: Identity,
+        task: TaskRun | None = None,
     ) -> tuple[dict[str, Any] | None, float | None]:
         """Ask a person when the policy says so: the result that ends the call (None to run it), and the
-        last keep-alive progress value sent while waiting (None if none was), for the tool's Context."""
+        last keep-alive progress value sent while waiting (None if none was), for the tool's Context.
+
+        A task's prompt says it is one, and covers that task only; while it waits, the task's status
+        says so (nothing is sent once the client holds a task id); cancelling the task withdraws it.
+        """
         if not self.approval.needs_approval(
             entry.name, entry.read_only, entry.approval, identity.is_notebook, client=identity.name
         ):
@@ -217,6 +375,7 @@ class ToolCalls:
             client=identity.name,
             claimed=record.claimed,
             definition=entry.fingerprint,
+            task_id=task.record.task_id if task is not None else None,
         )
 
         sent: float | None = None
@@ -230,18 +389,27 @@ class ToolCalls:
             # `ctx.progress(0, total=3)` would then have to be pushed far past. The message says
             # what the wait is; the tool's first report shows as its own 0 %.
             nonlocal sent
-            sent = next_progress(0.0, sent)
             message = t("approval.waiting", tool=entry.name, seconds=math.ceil(left))
+            if task is not None and task.promoted:
+                task.waiting(message)
+                return
+            sent = next_progress(0.0, sent)
             await ctx.session.report_progress(sent, None, message)
 
         # A handshake-era client that hangs up leaves its call running in the session (the SDK
         # does not cancel it): the Gate tells the session's state (`Sessions.client_gone`), which
         # withdraws the request, as does the end of the session.
+        # A task outlives its request: its client may hang up and come back for the result.
         handshake = ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
-        session = self.sessions.get(session_id_of(ctx)) if handshake else None
+        session = self.sessions.get(session_id_of(ctx)) if handshake and task is None else None
         request_id = str(ctx.request_id)
         if session is not None:
             session.waiting[request_id] = request
+        if task is not None:
+            task.approval = request
+            task.waiting(t("task.waiting_approval"))  # the task's status says what it waits for
+            if task.cancel.is_set():
+                request._resolve("withdrawn")
         try:
             decision = await self.approval.decide(request, keep_alive)
         except anyio.get_cancelled_exc_class():
@@ -250,6 +418,9 @@ class ToolCalls:
         finally:
             if session is not None:
                 session.waiting.pop(request_id, None)
+            if task is not None:
+                task.approval = None
+                task.waiting(t("task.working"))
         record.decision = decision
         refusal = self.approval.message(decision, entry.name)
         return (_ended(record, decision, refusal) if refusal is not None else None), sent
@@ -262,16 +433,24 @@ class ToolCalls:
         record: CallRecord,
         identity: Identity,
         waited: float | None,
+        task: TaskRun | None = None,
     ) -> dict[str, Any]:
         """Run the tool under its timeout (or replay a stored result), then sanitize what it returned."""
         context = None
         if entry.context:
             state = self.sessions.get(session_id_of(ctx))
             level = state.log_level if state is not None else None
-            context = context_for(ctx, session_level=level, progress_after=waited)
+            context = context_for(
+                ctx,
+                session_level=level,
+                progress_after=waited,
+                cancel=task.cancel if task is not None else None,
+            )
+            if task is not None:
+                self.tasks.bind(task, context)
         try:
             result = await self.guards.run(
-                entry, arguments, lambda: self._execute(entry, arguments, record, identity, context)
+                entry, arguments, lambda: self._execute(entry, arguments, record, identity, context, task)
             )
         except TimeoutError:
             return _ended(record, "timeout", t("call.timeout", name=entry.name, seconds=entry.timeout))
@@ -303,6 +482,7 @@ class ToolCalls:
         record: CallRecord,
         identity: Identity,
         context: Context | None = None,
+        task: TaskRun | None = None,
     ) -> dict[str, Any]:
         """Call the tool's function (a worker thread or the kernel) and shape what it returns."""
         try:
@@ -311,7 +491,15 @@ class ToolCalls:
                 kwargs.pop(KEY_PARAMETER, None)
             if context is not None:
                 kwargs[entry.context] = context
-            value, record.stdout = await self.runner.run(entry.fn, kwargs, entry.run_in, tool=entry.name)
+            value, record.stdout = await self.runner.run(
+                entry.fn,
+                kwargs,
+                entry.run_in,
+                tool=entry.name,
+                # A task can be stopped (a kernel call is interrupted) and waits for a busy kernel.
+                stopper=task.stopper if task is not None else None,
+                wait_for_kernel=task is not None,
+            )
             result = to_result(
                 value,
                 output_schema=entry.output_schema,
@@ -324,8 +512,8 @@ class ToolCalls:
             return await self._keep_if_large(entry.name, result, owner)
         except ToolError as exc:
             return _ended(record, "ToolError", str(exc))
-        except (TimeoutError, InputRequired, ProtocolRefusal):
-            raise  # the tool's own timeout, a question for the client, a protocol error: the caller's
+        except (TimeoutError, InputRequired, ProtocolRefusal, CallCancelled):
+            raise  # the tool's own timeout, a question for the client, a protocol error, a cancel: the caller's
         except KernelBusy:
             return _ended(
                 record,
@@ -396,6 +584,23 @@ def _answer(ctx: ServerRequestContext[Any], record: CallRecord, result: dict[str
     else:
         record.result = answer
     return answer
+
+
+def _task_ended(call: Call, run: TaskRun) -> None:
+    """Finish the record of a call that ran as a task, with how the task ended and its lifecycle."""
+    ended = run.snapshot()
+    record = call.record
+    record.task = {"id": ended.task_id, "status": ended.status, "events": ended.events}
+    record.is_error = ended.is_error
+    if ended.status == COMPLETED:
+        record.result = dict(ended.result or {})
+    elif ended.status == CANCELLED:
+        by = f" by {ended.cancelled_by}" if ended.cancelled_by else ""
+        record.outcome = f"cancelled{by}" + (f" ({record.outcome})" if record.outcome else "")
+    else:
+        record.error = ended.error
+        record.outcome = record.outcome or "failed"
+    call.finish()
 
 
 def _ended(record: CallRecord, outcome: str, message: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ reads it), and whether this thread runs the tool for a cell that is waiting for 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,17 +44,22 @@ class _RequestContext(Context):
 
 
 def context_for(
-    ctx: ServerRequestContext[Any], *, session_level: str | None = None, progress_after: float | None = None
+    ctx: ServerRequestContext[Any],
+    *,
+    session_level: str | None = None,
+    progress_after: float | None = None,
+    cancel: threading.Event | None = None,
 ) -> Context:
     """The `Context` of one tools/call or prompts/get.
 
     `session_level`: a handshake-era session's ``logging/setLevel`` (every level when it set none).
     `progress_after`: the last progress the server already sent on this request's token.
+    `cancel`: the event that cancels the call (a task's), shared with whoever cancels it.
     """
     if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
         levels = frozenset(LOG_LEVELS[LOG_LEVELS.index(session_level or LOG_LEVELS[0]) :])
     else:
         levels = frozenset(allowed_log_levels(ctx.protocol_version, ctx.meta))
     return _RequestContext.of_request(
-        ctx, log_levels=levels, in_waiting_cell=cell_is_waiting, progress_after=progress_after
+        ctx, log_levels=levels, in_waiting_cell=cell_is_waiting, progress_after=progress_after, cancel=cancel
     )

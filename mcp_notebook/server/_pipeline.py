@@ -22,6 +22,12 @@ re-implements a step elsewhere; what comes next (tasks, replicas) plugs in here:
                 (`_activity.ActivityLog.keep`), the notebook's views (`ToolServer.call_listeners`)
     answer      the SDK writes the result or the error
 
+A call that becomes a task (`_tasks`: a client that supports tasks, a tool that allows them) runs
+the steps from the lookup on as a job of the server's own, and the answer is the task: the call is
+handed off (`Call.hand_off`) and finished when the task ends, however it ends, its lifecycle on
+record (`CallRecord.task`). ``tasks/get``, ``tasks/update``, ``tasks/cancel`` ... are requests of
+their own, each opened and finished around its handler.
+
 Every other request (lists, reads, prompts, completion, logging/setLevel, server/discover) goes
 through the same open and finish, its handler in between (`CallPipeline.observed`).
 """
@@ -71,6 +77,8 @@ class CallRecord:
     size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
     # A call of a tool the caller may not see (unknown, or hidden from it): audited, but not a call of a tool.
     unknown: bool = field(default=False, repr=False, compare=False)
+    # A call that ran as a task: {"id", "status", "events": [[time, what], ...]} (the task's lifecycle).
+    task: dict[str, Any] | None = None
 
     @property
     def who(self) -> str:
@@ -106,6 +114,7 @@ class CallRecord:
             "is_error": self.is_error,
             "duration_ms": round(self.duration * 1000, 3),
             "stdout": self.stdout,
+            **({"task": self.task} if self.task is not None else {}),
             **self.wire(),
         }
 
@@ -118,12 +127,14 @@ class Call:
     it is left, finishes the record and hands it to the sinks.
     """
 
-    __slots__ = ("_clock", "_sinks", "record")
+    __slots__ = ("_clock", "_finished", "_handed_off", "_sinks", "record")
 
     def __init__(self, record: CallRecord, sinks: list[Sink]) -> None:
         self.record = record
         self._sinks = sinks
         self._clock = time.perf_counter()
+        self._handed_off = False
+        self._finished = False
 
     def __enter__(self) -> Call:
         return self
@@ -131,6 +142,18 @@ class Call:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        if not self._handed_off:
+            self.finish(exc)
+
+    def hand_off(self) -> None:
+        """The call became a task: leaving the request's block does not finish it; the task's end does."""
+        self._handed_off = True
+
+    def finish(self, exc: BaseException | None = None) -> None:
+        """Finish the record (once: a second finish does nothing) and hand it to the sinks."""
+        if self._finished:
+            return
+        self._finished = True
         record = self.record
         if exc is not None:
             ended(record, exc)
@@ -199,7 +222,7 @@ class CallPipeline:
 
         async def observed(ctx: ServerRequestContext[Any], params: Any) -> Any:
             sent = {key: value for key, value in (ctx.params or {}).items() if key != "_meta"}
-            subject = str(sent.get("name") or sent.get("uri") or "")
+            subject = str(sent.get("name") or sent.get("uri") or sent.get("taskId") or "")
             with self.open(ctx, method, subject, sent, decision="-") as call:
                 result = await handler(ctx, params)
                 call.record.outcome = "ok"

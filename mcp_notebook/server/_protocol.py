@@ -12,6 +12,8 @@ One endpoint serves both protocol eras (the SDK routes each request by its
   ``notifications/tools/list_changed`` on their GET stream; 2026-07-28 clients get it on their
   ``subscriptions/listen`` stream (through the SDK's subscription bus).
 - ``tools/list`` pagination with an opaque cursor, and ``listChanged: true`` advertised.
+- tasks in both eras (`_tasks`): the 2026-07-28 extension advertised in ``server/discover``, the
+  2025-11-25 ``capabilities.tasks`` at ``initialize``, and the ``tasks/*`` methods of each era.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._version import __version__
@@ -41,6 +44,8 @@ from ..core._catalogue import Catalogue
 from ..core._identity import Identities, Identity, identity_of
 from ..core._questions import RoundLedger
 from ..core._secrets import new_token
+from ..core._tasks import DEFAULT_TTL, EXTENSION, TaskBook
+from ..core._text import t
 from ..runtime._execution import ToolRunner
 from ._activity import DEFAULT_MAX_BYTES, ActivityLog
 from ._approval import ApprovalPolicy
@@ -49,9 +54,12 @@ from ._calls import ToolCalls
 from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
-from ._pipeline import CallPipeline
-from ._sdk_compat import default_discover
+from ._pipeline import CallPipeline, Handler
+from ._sdk_compat import TaskAnswers, default_discover
 from ._session_state import Sessions, session_id_of
+from ._tasks import TaskIdParams, TaskManager, TaskUpdateParams
+from ._tasks_legacy import LegacyTaskMethods
+from ._tasks_modern import ModernTaskMethods, removed
 from .http._gate import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
@@ -71,7 +79,18 @@ class _NotebookServer(Server[Any]):
         options = notification_options or NotificationOptions(
             tools_changed=True, resources_changed=True, prompts_changed=True
         )
-        return super().create_initialization_options(options, *args, **kwargs)
+        made = super().create_initialization_options(options, *args, **kwargs)
+        # 2025-11-25 tasks (basic/utilities/tasks): task-augmented tools/call, tasks/list, tasks/cancel.
+        # The SDK has no tasks, so it says nothing of them; server/discover does not read this.
+        tasks = types.ServerTasksCapability(
+            list=types.TasksListCapability(),
+            cancel=types.TasksCancelCapability(),
+            requests=types.ServerTasksRequestsCapability(
+                tools=types.TasksToolsCapability(call=types.TasksCallCapability())
+            ),
+        )
+        made.capabilities = made.capabilities.model_copy(update={"tasks": tasks})
+        return made
 
 
 class ToolServer:
@@ -91,6 +110,7 @@ class ToolServer:
         history: int = 500,
         history_bytes: int = DEFAULT_MAX_BYTES,
         audit_log: str | os.PathLike[str] | None = None,
+        task_ttl: float = DEFAULT_TTL,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -128,6 +148,8 @@ class ToolServer:
         self.rounds = RoundLedger(ttl=security.ttl)
         # Large results are kept in the server's store, scoped to this server (and the caller).
         kept = KeptResults(self.guards.store, server=self.guards.server_name)
+        # Calls that run as tasks: their records in the same store, scoped to this server and the caller.
+        self.tasks = TaskManager(TaskBook(self.guards.store, self.guards.server_name), ttl=task_ttl)
         self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept, self.sessions)
         no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
         cached = (
@@ -148,6 +170,7 @@ class ToolServer:
             kept=self.data.kept,
             rounds=self.rounds,
             result_limit=result_limit,
+            tasks=self.tasks,
         )
         observed = self.pipeline.observed
         self.sdk = _NotebookServer(
@@ -183,6 +206,24 @@ class ToolServer:
         self.sdk.add_request_handler(
             "server/discover", types.RequestParams, observed("server/discover", self._discover)
         )
+        self._serve_tasks()
+
+    def _serve_tasks(self) -> None:
+        """The tasks methods of both eras, each routed to its era's adapter (one model: `_tasks`)."""
+        self.sdk.extensions = {EXTENSION: {}}  # server/discover: the 2026-07-28 extension (SEP-2663)
+        self.sdk.middleware.append(TaskAnswers())  # 2025-11-25: tools/call answered with a task
+        modern, legacy = ModernTaskMethods(self.tasks), LegacyTaskMethods(self.tasks)
+        methods: list[tuple[str, type[Any], Handler | None, Handler | None]] = [
+            ("tasks/get", TaskIdParams, modern.get, legacy.get),
+            ("tasks/cancel", TaskIdParams, modern.cancel, legacy.cancel),
+            ("tasks/update", TaskUpdateParams, modern.update, None),
+            ("tasks/result", TaskIdParams, None, legacy.result),
+            ("tasks/list", types.PaginatedRequestParams, None, legacy.list),
+        ]
+        for method, params_type, in_modern, in_legacy in methods:
+            self.sdk.add_request_handler(
+                method, params_type, self.pipeline.observed(method, _by_era(method, in_modern, in_legacy))
+            )
 
     def answers_at_once(self, request: Mapping[str, Any], identity: Identity) -> bool:
         """Whether a request can be answered with one JSON body instead of a stream (both eras).
@@ -194,6 +235,8 @@ class ToolServer:
         reply must not tell that it exists.
         """
         method = request.get("method")
+        if method == "tasks/result":
+            return False  # 2025-11-25: the task's questions go to the client on this request's stream
         if method not in ("tools/call", "prompts/get"):
             return True
         params = request.get("params")
@@ -284,9 +327,26 @@ class ToolServer:
         self.listen_handler.close()
 
     def close(self) -> None:
-        """Close what the server opened: the audit log, the idempotency store; safe to call twice."""
+        """Close what the server opened: the audit log, the store; safe to call twice."""
         self.audit.close()
         self.guards.close()
+
+
+def _by_era(method: str, modern: Handler | None, legacy: Handler | None) -> Handler:
+    """One handler for `method`: the adapter of the request's era, or ``-32601`` where the era has none."""
+
+    async def handler(ctx: ServerRequestContext[Any], params: Any) -> Any:
+        handshake = ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
+        chosen = legacy if handshake else modern
+        if chosen is None:
+            raise (
+                removed(method)
+                if not handshake
+                else MCPError(types.METHOD_NOT_FOUND, t("task.not_in_2025", method=method))
+            )
+        return await chosen(ctx, params)
+
+    return handler
 
 
 def _principal(ctx: ServerRequestContext[Any]) -> str:

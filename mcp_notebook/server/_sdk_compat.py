@@ -3,7 +3,8 @@
 The SDK's low-level `Server` and Streamable HTTP classes leave a few things the server needs without
 a public way to do them: a cap on sessions per credential that makes room by closing idle sessions,
 the word of a session's end (`HookedSessionManager`), the JSON-or-stream reply chosen per request
-(`adopt_transport`), and ``server/discover`` naming the versions of both eras (`default_discover`).
+(`adopt_transport`), ``server/discover`` naming the versions of both eras (`default_discover`),
+and the 2025-11-25 answer to a task-augmented ``tools/call`` (`TaskAnswers`).
 These reach private names of the SDK, which may change in any minor release, and nothing outside the
 two compat modules does (this one, and `mcp_notebook.client._sdk_compat` for the client's side: the
 server and client layers never import each other). ``tests/test_sdk_compat.py`` fails when a module
@@ -15,20 +16,28 @@ marked provisional), with the shape we need and where we rely on it. The same te
 on the installed packages and fails naming the one that changed. pyproject keeps ``mcp`` and
 ``uvicorn`` below their next minor release: raise a bound only once that test passes on it.
 
-One reliance has no name to check: that the SDK reads its JSON-or-stream setting on each request
-(``server/http/_framing.py`` answers it per request with properties).
-``tests/test_replies.py::test_a_call_that_sends_nothing_first_is_one_json_body`` fails when it does not.
+Three reliances have no name to check: that the SDK reads its JSON-or-stream setting on each request
+(``server/http/_framing.py`` answers it per request with properties;
+``tests/test_replies.py::test_a_call_that_sends_nothing_first_is_one_json_body`` fails when it does not),
+that a middleware's ``call_next`` runs the handler in the middleware's own context (context
+variables set before it reach the handler: `TaskAnswers`;
+``tests/test_tasks.py::test_a_task_augmented_call_is_answered_with_a_task`` fails when it does not),
+and that a session's ``send_notification`` sends a notification its type union leaves out (the 2025-11-25
+``notifications/tasks/status``: `notify_task_status`;
+``tests/test_tasks.py::test_a_2025_session_hears_its_tasks_status_on_its_own_stream`` fails when it does not).
 """
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any, TypeVar
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Receive, Scope, Send
 
 _MANAGER = "mcp.server.streamable_http_manager.StreamableHTTPSessionManager"
@@ -75,7 +84,7 @@ RELIES_ON: tuple[tuple[str, str, str], ...] = (
     (
         f"{_SERVER}.middleware",
         "attribute",
-        "cli/_bridge.py (provisional in the SDK: may change in a 2.x minor)",
+        "cli/_bridge.py, TaskAnswers (provisional in the SDK: may change in a 2.x minor)",
     ),
     # uvicorn's HTTP/1.1 connection, subclassed; its attributes are public names but documented nowhere.
     (f"{_H11}.connection_made", "def (self, transport)", _CONNECTIONS),
@@ -210,3 +219,59 @@ async def default_discover(
     the Go SDK's ``ServerOptions.SupportedProtocolVersions``) would replace this.
     """
     return await sdk_server._handle_discover(ctx, params)
+
+
+# -- 2025-11-25 task-augmented tools/call ---------------------------------------------------------------
+_TASK_ANSWER: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "mcp_notebook_task_answer", default=None
+)
+
+
+class TaskAnswers:
+    """A `Server.middleware` entry: a handshake-era ``tools/call`` with ``params.task`` is answered
+    with the task (``{"task": {...}}``), which the handler gives `answer_instead`.
+
+    The SDK checks every handshake-era ``tools/call`` result against ``CallToolResult`` (which needs
+    ``content``) and answers a `CreateTaskResult` with ``-32603``: the SDK has no tasks (2.3). The
+    request still goes through the SDK's whole chain (handshake gate, params check, the handler);
+    only the answer the handler hands over here replaces what the SDK made of its placeholder. A
+    ``result_types`` hook per request (or tasks in the SDK) would replace this.
+    """
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.params or {}
+        if (
+            ctx.method != "tools/call"
+            or ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+            or not isinstance(params.get("task"), dict)
+        ):
+            return await call_next(ctx)
+        slot: dict[str, Any] = {}
+        token = _TASK_ANSWER.set(slot)
+        try:
+            result = await call_next(ctx)
+        finally:
+            _TASK_ANSWER.reset(token)
+        answer: HandlerResult = slot.get("answer", result)
+        return answer
+
+
+def answer_instead(answer: dict[str, Any]) -> bool:
+    """Answer the request being handled with `answer` (through `TaskAnswers`); False if it cannot be."""
+    slot = _TASK_ANSWER.get()
+    if slot is None:
+        return False
+    slot["answer"] = answer
+    return True
+
+
+async def notify_task_status(session: Any, task: dict[str, Any]) -> None:
+    """Send ``notifications/tasks/status`` (2025-11-25) with `task` on the session's own stream.
+
+    The SDK's notification types leave tasks out (2.3: "types-only"), but ``send_notification``
+    only dumps what it is given; with no request named, it goes to the standalone GET stream.
+    """
+    notification = types.TaskStatusNotification(
+        params=types.TaskStatusNotificationParams.model_validate(task)
+    )
+    await session.send_notification(notification)

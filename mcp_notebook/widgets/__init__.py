@@ -13,6 +13,7 @@ from ._panel import ApprovalPrompt, ServerPanel
 from ._pending import PendingCall
 from ._questions import CallInProgress, ElicitationForm, SamplingForm
 from ._result import CallProgress, ErrorView, ResultView
+from ._tasks import RunningTasks, TaskCallView
 from ._tryit import TryIt
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "ConnectView",
     "ErrorView",
     "ResultView",
+    "RunningTasks",
     "ServerPanel",
+    "TaskCallView",
     "TryIt",
 ]
 
@@ -32,3 +35,4 @@ _ui.register("pending_call", PendingCall)
 _ui.register("elicitation_form", ElicitationForm)
 _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
+_ui.register("task_call", TaskCallView)

@@ -95,6 +95,8 @@ def render_row(record: Any) -> str:
         f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {html.escape(record.decision)}"
         f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
     )
+    if getattr(record, "task", None):
+        line += f" · {html.escape(lifecycle(record.task))}"
     # The wire view learners need: what went over the connection, both ways.
     details = json.dumps(record.wire(), ensure_ascii=False, indent=2, default=str)
     if len(details) > MAX_WIRE_CHARS:
@@ -104,3 +106,11 @@ def render_row(record: Any) -> str:
         f"<details class='mcp-activity-row'><summary>{line}</summary>"
         f"<pre>{html.escape(details)}</pre>{stdout}</details>"
     )
+
+
+def lifecycle(task: dict[str, Any]) -> str:
+    """A task's lifecycle in one line: ``task 3f9a2c1d: created +0.5 s → input_required +1.1 s → completed +2.0 s``."""
+    events = [event for event in task.get("events") or [] if isinstance(event, list) and len(event) == 2]
+    start = events[0][0] if events else 0
+    steps = " → ".join(f"{what} +{max(0.0, when - start):.1f} s" for when, what in events)
+    return t("activity.task", task=str(task.get("id", ""))[:8], steps=steps or task.get("status", ""))

@@ -84,6 +84,7 @@ class CatalogueView(widgets.VBox):
             + f"<div>{html.escape(entry.description or '')}</div>"
             + _parameter_table(entry.input_schema)
             + output
+            + f"<div><i>{html.escape(t('catalogue.task'))}</i>: {html.escape(t('catalogue.task.' + entry.task))}</div>"
             + (
                 f"<div><i>{html.escape(t('catalogue.claims'))}</i>: <code>{html.escape(claims)}</code></div>"
                 if claims

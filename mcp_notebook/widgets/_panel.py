@@ -16,6 +16,7 @@ from ..server._approval import ApprovalRequest
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
+from ._tasks import RunningTasks
 
 
 class ApprovalPrompt(widgets.VBox):
@@ -42,6 +43,7 @@ class ApprovalPrompt(widgets.VBox):
             f"<div>{visible_html(request.description or '')}</div>"
             f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
             f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{visible_html(arguments)}</pre>"
+            + (f"<div><b>{html.escape(t('panel.task'))}</b></div>" if request.task_id is not None else "")
         )
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
         self.countdown = widgets.HTML("")
@@ -97,6 +99,8 @@ class ServerPanel(widgets.VBox):
         self.server = server
         self.header = widgets.HTML(self._header())
         self.approvals = widgets.VBox([])
+        # Calls running as tasks (a client polls them): tool, client, progress, time, and Cancel.
+        self.tasks = RunningTasks(server.tool_server.tasks)
         self.activity = ActivityView(max_entries)
         self.catalogue = CatalogueView(server.catalogue)
         self.connect = ConnectView(server)
@@ -104,7 +108,7 @@ class ServerPanel(widgets.VBox):
             [self.catalogue, self.activity, self.connect],
             titles=(t("panel.catalogue"), t("panel.activity"), t("panel.connect")),
         )
-        super().__init__([self.header, self.approvals, sections])
+        super().__init__([self.header, self.approvals, self.tasks, sections])
         # A person answers here now: what the model is told on a timeout points here.
         server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
@@ -168,6 +172,7 @@ class ServerPanel(widgets.VBox):
         if self.server.approval.answered_in == "notebook":
             self.server.approval.answered_in = "server"  # no panel left to answer in
         self.activity.close()
+        self.tasks.close()
         super().close()
 
     def __repr__(self) -> str:

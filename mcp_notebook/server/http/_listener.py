@@ -96,11 +96,15 @@ async def run_http(
     server = _Uvicorn(config)
     server.done = anyio.Event()  # type: ignore[attr-defined]
     async with anyio.create_task_group() as group:
+        # Calls that become tasks run in the task manager's group, beside the HTTP server: they
+        # outlive the request that started them, and end (failed, saying why) when it stops.
+        await group.start(tools.tasks.run)
 
         async def serve_until_stopped() -> None:
             try:
                 await server.serve(sockets=[sock])
             finally:
+                tools.tasks.stop()
                 sock.close()
                 server.done.set()  # type: ignore[attr-defined]
 
