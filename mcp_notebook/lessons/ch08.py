@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -386,6 +387,103 @@ def _shown(value: Any) -> str:
     return clip(json.dumps(value, ensure_ascii=False), 200)
 
 
-q1, q2, q3, q4, q5 = load_exercises(
-    "08", __all__, kinds={"raw_request": RawRequestExercise, "asking_tool": AskingToolExercise}
+# -- q8 (part 3, 08c): a tool that stops when its task is cancelled -------------------------------------
+
+PROCESSED = "processed"
+CHUNKS = 200  # 0.02 s each: a loop that does not stop runs about 4 s after the cancel
+STARTED = 3  # chunks processed before the checker cancels
+STOP_WAIT = 15.0  # past the server's grace for a thread that never looks (5 s)
+SLACK = 2  # chunks a stopping loop may still finish: the one in hand when the cancel came
+
+
+def _until(condition: Callable[[], bool], seconds: float) -> bool:
+    """Whether `condition` came true within `seconds` (checked every 20 ms; a deadline, not a sleep)."""
+    deadline = time.monotonic() + seconds
+    pause = threading.Event()
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        pause.wait(0.02)
+    return True
+
+
+class CancellableToolExercise(ToolExercise):
+    """The learner writes a long tool that stops when cancelled; the checker really cancels it.
+
+    The tool is called as a task with the notebook's own ``call(..., task=True)`` (no approval); once
+    it has processed a few chunks the checker sends ``tasks/cancel`` and waits until the server's run
+    of the task is gone, then counts the chunks the notebook's ``processed`` list gained after the
+    cancel: a loop that looks at ``ctx.cancelled`` gains at most the chunk in hand.
+    """
+
+    kind = "cancellable_tool"
+
+    def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
+        problems = super()._definition_problems(definition)
+        entry = served_catalogue().get(definition["name"])
+        self._as_task = entry is not None and entry.task in ("optional", "required")
+        self._stopped: tuple[int, int] | None = None
+        if entry is not None and not self._as_task:
+            problems.append(t("lessons.ch08.cancel.not_task", tool=entry.name, value=repr(entry.task)))
+        return problems
+
+    def _probe_problems(self, name: str) -> list[str]:
+        if not getattr(self, "_as_task", False):
+            return []
+        namespace = user_namespace()
+        ledger = namespace.get(PROCESSED)
+        if not isinstance(ledger, list) or not callable(namespace.get("process")):
+            return [t("lessons.ch08.cancel.no_ledger", ledger=PROCESSED)]
+        import mcp_notebook
+
+        server = mcp_notebook.current_server()
+        assert server is not None  # ToolExercise.evaluate started one if none was running
+        shown = f"{name} {json.dumps({'chunks': CHUNKS})}"
+        ledger.clear()
+        try:
+            job = mcp_notebook.call(name, {"chunks": CHUNKS}, task=True, timeout=CALL_TIMEOUT)
+        except mcp_notebook.ProtocolError as exc:
+            return [t("lessons.tool.protocol_error", call=shown, error=f"[{exc.code}] {exc.message}")]
+        except Exception as exc:
+            return [t("lessons.tool.unreachable", call=shown, error=f"{type(exc).__name__}: {exc}")]
+        if not _until(lambda: len(ledger) >= STARTED or job.done, CALL_TIMEOUT):
+            job.cancel()
+            return [
+                t("lessons.ch08.cancel.nothing_processed", tool=name, chunks=CHUNKS, seconds=CALL_TIMEOUT)
+            ]
+        if job.done:
+            if not ledger:
+                return [t("lessons.ch08.cancel.nothing_processed", tool=name, chunks=CHUNKS, seconds=0)]
+            return [t("lessons.ch08.cancel.ended_early", tool=name, status=job.status, message=job.message)]
+        job.cancel()
+        at = len(ledger)
+        runs = server.tool_server.tasks.runs
+        ended = _until(lambda: job.task_id not in runs, STOP_WAIT)
+        extra = len(ledger) - at
+        if extra > SLACK:
+            return [t("lessons.ch08.cancel.kept_working", tool=name, at=at, count=extra)]
+        if not ended:
+            return [t("lessons.ch08.cancel.still_running", tool=name, seconds=STOP_WAIT)]
+        self._stopped = (at, extra)
+        return []
+
+    def praise(self) -> list[str]:
+        stopped = getattr(self, "_stopped", None)
+        if stopped is None:
+            return super().praise()
+        at, extra = stopped
+        checked = t("lessons.ch08.cancel.checked", chunks=CHUNKS, at=at, extra=extra)
+        return [checked, f"{t('lessons.solution.why')}: {self.text('explanation')}"]
+
+
+__all__ += ["q6", "q7", "q8"]
+
+q1, q2, q3, q4, q5, q6, q7, q8 = load_exercises(
+    "08",
+    __all__,
+    kinds={
+        "raw_request": RawRequestExercise,
+        "asking_tool": AskingToolExercise,
+        "cancellable_tool": CancellableToolExercise,
+    },
 )
