@@ -127,3 +127,24 @@ def test_a_result_missing_an_output_field_says_field_not_argument(language: str)
     shown = output_of(f"notebooks/{language}/01_tools.ipynb", "def broken_weather")
     assert {"ko": "필수 필드", "en": "required field"}[language] in shown, shown[:400]
     assert {"ko": "필수 인자", "en": "required argument"}[language] not in shown
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_a_handle_is_shown_refused_to_another_client_honest_or_posing(language: str) -> None:
+    """05 §6 shows, live, another client's token refused both under its own name and under the owner's."""
+    shown = output_of(f"notebooks/{language}/05b_tool_design_2.ipynb", "async def view_as")
+    assert shown.count("isError: True") == 2, shown[:600]
+    claim = {"ko": "other-app (스스로 notebook이라고 밝힘)", "en": "other-app (claims to be notebook)"}
+    assert claim[language] in shown and "'items': ['apple']" in shown, shown[:600]
+
+
+def test_q4_asks_whom_a_handle_is_bound_to() -> None:
+    """The right answer binds to the token's identity; binding to a claimed name, a session id or nothing
+    are offered and refused."""
+    q4 = _content.chapter_data("05")["q4"]
+    options = {label: option["en"] for label, option in q4["options"].items()}
+    assert "current_client()" in options[q4["answer"]]
+    wrong = " ".join(text for label, text in options.items() if label != q4["answer"])
+    assert all(word in wrong for word in ("clientInfo.name", "Mcp-Session-Id", "Nothing")), wrong
+    refused = {r["answer"].strip("{}") for r in q4["refuses"]}
+    assert refused == set(options) - {q4["answer"]}

@@ -12,8 +12,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from pydantic import Field
 
 import mcp_notebook
-from mcp_notebook import Catalogue, ToolError, lint, set_language, tool
-from mcp_notebook.lessons import ch05
+from mcp_notebook import Catalogue, HandleStore, ToolError, current_client, lint, set_language, tool
+from mcp_notebook.lessons import _content, ch05
+from tests.conftest import serve_unattended
+from tests.security.conftest import client_as
 
 
 def test_partial_classification_lists_what_is_missing() -> None:
@@ -220,6 +222,53 @@ def test_the_model_answer_passes_in_the_default_catalogue() -> None:
     finally:
         mcp_notebook.remove_tool("book_room")
     assert mcp_notebook.current_server() is None
+
+
+# -- §6: a handle belongs to the identity a token proves ---------------------------------------------------
+def define_carts(catalogue: Catalogue) -> None:
+    """The cart tools exactly as chapter 05 §6 defines them, in `catalogue`."""
+    source = next(
+        cell["code"]["ko"]
+        for notebook in _content.cells_data("05")["notebook"]
+        for cell in notebook["cell"]
+        if isinstance(cell.get("code"), dict) and "carts = HandleStore" in cell["code"]["ko"]
+    )
+    namespace: dict[str, Any] = {
+        "Annotated": Annotated,
+        "Literal": Literal,
+        "TypedDict": TypedDict,
+        "HandleStore": HandleStore,
+        "current_client": current_client,
+        "tool": lambda **options: tool(catalogue=catalogue, **options),
+    }
+    exec(source, namespace)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_chapters_cart_is_refused_to_another_client_whatever_name_it_claims(
+    catalogue: Catalogue, mode: Any
+) -> None:
+    """What §6 shows live and q4 asks: the cart a client opened is its own. Another client's token gets
+    the answer for an unknown handle, whether it introduces itself honestly or as the owner."""
+    define_carts(catalogue)
+    srv = serve_unattended(catalogue)
+    try:
+        owner, other = srv.add_client("shop-app"), srv.add_client("other-app")
+        async with client_as(srv, owner, mode, claims="shop-app") as client:
+            handle = (await client.call_tool("open_cart", {})).structured_content["cart"]
+            await client.call_tool("add_to_cart", {"cart": handle, "item": "apple"})
+        for claims in ["other-app", "shop-app"]:
+            async with client_as(srv, other, mode, claims=claims) as client:
+                stolen = await client.call_tool("view_cart", {"cart": handle})
+            assert stolen.is_error, claims
+            assert "open_cart" in stolen.content[0].text and "apple" not in stolen.content[0].text
+            assert srv.calls[-1].client == "other-app"
+        async with client_as(srv, owner, mode, claims="shop-app") as client:
+            mine = await client.call_tool("view_cart", {"cart": handle})
+        assert not mine.is_error and mine.structured_content == {"items": ["apple"]}
+    finally:
+        srv.stop()
 
 
 # -- texts ----------------------------------------------------------------------------------------
