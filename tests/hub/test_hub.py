@@ -80,6 +80,13 @@ def test_an_approval_in_the_students_notebook_is_answered_by_a_click(classroom: 
                     )
                 )
             )
+            # A browser shows the button once the row that holds it exists (made after its handler
+            # is attached), so the click waits for that row, as a student's would.
+            await anyio.to_thread.run_sync(
+                lambda: kernel.wait_for_comm(
+                    lambda state: f"IPY_MODEL_{prompt['comm_id']}" in state.get("children", [])
+                )
+            )
             kernel.click(prompt["comm_id"])  # what the browser sends when the student clicks
 
     anyio.run(scenario)
