@@ -53,8 +53,10 @@ if TYPE_CHECKING:
         read_resource,
     )
     from .client._results import CallResult, PromptResult, ReadResult
+    from .core._store_redis import RedisStore
     from .linter._lint import lint
     from .server._guardrails import current_client
+    from .server._service import asgi_app
 
 from ._version import __version__
 
@@ -74,6 +76,7 @@ __all__ = [
     "PromptResult",
     "ProtocolError",
     "ReadResult",
+    "RedisStore",
     "SQLiteStore",
     "ServerError",
     "ServerHandle",
@@ -82,6 +85,7 @@ __all__ = [
     "ToolEntry",
     "ToolError",
     "__version__",
+    "asgi_app",
     "call",
     "complete",
     "current_client",
@@ -122,6 +126,8 @@ _LAZY = {
     "list_tools": ".client._calls",
     "read_resource": ".client._calls",
     "ServerHandle": ".api._handle",
+    "RedisStore": ".core._store_redis",  # needs the `redis` package (the `service` extra)
+    "asgi_app": ".server._service",
     "current_server": ".api._serving",
     "serve": ".api._serving",
     "stop": ".api._serving",

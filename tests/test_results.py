@@ -328,7 +328,7 @@ def test_a_value_matching_the_output_schema_is_a_success() -> None:
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ({"city": "Seoul"}, "missing required argument 'temperature'"),
+        ({"city": "Seoul"}, "missing required field 'temperature'"),
         ({"city": "Seoul", "temperature": "hot"}, "temperature: 'hot' is not of type 'number'"),
         ({"city": "Seoul", "temperature": 23, "wind": 3}, "'wind'"),
     ],

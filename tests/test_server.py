@@ -283,6 +283,9 @@ async def test_ended_session_is_gone(server: Any) -> None:
             server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session
         )
     assert after.status_code == 404
+    # Said so the client (or the person reading its log) knows the way out: a new session.
+    message = after.json()["error"]["message"]
+    assert "Session not found" in message and "send initialize again" in message
 
 
 async def test_what_a_session_leaves_behind_goes_when_it_ends(server: Any, catalogue: Catalogue) -> None:

@@ -27,12 +27,13 @@ from ..core._errors import ServerError
 from ..core._identity import Identities, check_server_name, default_server_name
 from ..core._secrets import new_token
 from ..core._store import Store
+from ..core._store_url import serve_store_as
 from ..core._text import t
 from ..runtime._execution import ToolRunner, install_capture, remove_capture
 from ..runtime._loop import runtime
 from ..server._approval import MODES, ApprovalPolicy, check_timeout
-from ..server._audit import default_audit_path
-from ..server._guardrails import Guardrails, server_store
+from ..server._assembly import tool_server
+from ..server._guardrails import server_store
 from ..server._protocol import ToolServer
 from ..server.http._gate import is_loopback
 from ..server.http._listener import bind_socket, run_http
@@ -159,23 +160,22 @@ def serve(
         policy = ApprovalPolicy(approval, timeout=approval_timeout)
         if approval == "auto":
             warnings.warn(t("approval.auto_warning"), UserWarning, stacklevel=2)
-        tools = ToolServer(
+        tools = tool_server(
             catalogue if catalogue is not None else default_catalogue,
             runner,
+            identities=Identities(token, notebook_token=runtime.local_secret),
+            approval=policy,
+            name=server_name,
+            store=store,
+            idempotency_path=idempotency_path,
             page_size=page_size,
             result_limit=result_limit,
             history=history,
             history_bytes=history_bytes,
-            approval=policy,
-            guards=Guardrails(
-                max_output_chars=max_output_chars,
-                idempotency_path=idempotency_path,
-                store=store,
-                server_name=server_name,
-            ),
-            identities=Identities(token, notebook_token=runtime.local_secret),
-            audit_log=None if audit_log is False else (audit_log or default_audit_path()),
+            max_output_chars=max_output_chars,
+            audit_log=audit_log,
         )
+        serve_store_as(tools.guards.store, server_name)  # HandleStore(shared=True) keeps its handles there
         handle = ServerHandle(tools, host=host, port=port, token=token, run_in=run_in, name=server_name)
         portal = runtime.portal()
         try:

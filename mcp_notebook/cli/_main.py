@@ -49,6 +49,20 @@ notebook's stored results (idempotency keys) apart from other notebooks' that de
 the same name; the same notebook keeps its name across restarts.
 """
 
+_EXPORT_HELP = """\
+Write NOTEBOOK's tools, resources and prompts as a plain Python module that defines `app`, an ASGI
+application: `uvicorn app:app --workers 4` or `gunicorn -k uvicorn.workers.UvicornWorker app:app`
+serve it without a kernel (pip install 'mcp-notebook[service]' for Redis and OAuth). The module is
+the notebook's code cells in order, then `app = asgi_app(name=...)`; cells tagged `mcp-skip` (or
+starting with `# mcp: skip`) are left out, and so are set-up magics such as %load_ext.
+
+A cell that cannot run outside a kernel (a magic with an effect such as %mcp_serve or %pip, a shell
+command, get_ipython(), top-level await, widgets, the in-kernel server's API, a name only a skipped
+cell defines) is reported with its number, first line and the fix, and nothing is written.
+Configure the app with a TOML file (MCP_NOTEBOOK_CONFIG) and MCP_NOTEBOOK_... variables: see the
+README, "Serving an exported app".
+"""
+
 _TOKEN_HELP = "the token (default: MCP_NOTEBOOK_TOKEN); read from a file readable by you only"
 _TOKEN_ON_ARGV_HELP = "the token itself: visible to other users of this machine (ps); prefer the two above"
 
@@ -123,6 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
     _token_options(check)
     check.add_argument("--timeout", type=float, default=10.0, help="seconds to wait (default: 10)")
 
+    export = sub.add_parser(
+        "export",
+        help="write a notebook's tools as an ASGI app (app.py) to serve without a kernel",
+        description=_EXPORT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    export.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    export.add_argument(
+        "-o", "--output", metavar="app.py", help="where to write the module (default: stdout)"
+    )
+    export.add_argument(
+        "--name", help="the app's name, which scopes its stored state (default: from the notebook)"
+    )
+
     sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
     return parser
 
@@ -170,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command in ("serve", "bridge", "config", "check"):
         token = _token(args, parser)
+    if args.command == "export":
+        from ._export import main_export
+
+        return main_export(args.notebook, args.output, args.name)
     if args.command == "serve":
         from ._headless import main_serve
 

@@ -106,8 +106,11 @@ MAX_PROBLEM_CHARS = 300  # per line: a value quoted in a message is cut in the m
 _ERRORS_READ = 100  # validation errors read before the list stops growing
 
 
-def argument_problems(validator: Validator, arguments: Any) -> list[str]:
+def argument_problems(validator: Validator, arguments: Any, *, output: bool = False) -> list[str]:
     """The problems with `arguments`, one line each as ``path: message``, sorted by path; ``[]`` if valid.
+
+    With `output` the value checked is a tool's result against its output schema: a missing name is
+    then a required *field* of the result, not an argument someone forgot to send.
 
     Bounded however large the arguments are: at most `MAX_PROBLEMS` lines (then one saying more
     were found), each at most `MAX_PROBLEM_CHARS` characters, so a 4 MiB request cannot become an
@@ -122,7 +125,8 @@ def argument_problems(validator: Validator, arguments: Any) -> list[str]:
         return [_shortened(t("call.not_object", kind=kind, value=_short_repr(arguments)))]
     errors = list(itertools.islice(validator.iter_errors(arguments), _ERRORS_READ + 1))
     more = len(errors) > _ERRORS_READ
-    found = [line for error in errors[:_ERRORS_READ] for line in _explain(error)]
+    missing = "call.missing_field" if output else "call.missing"
+    found = [line for error in errors[:_ERRORS_READ] for line in _explain(error, missing)]
     found.sort(key=lambda item: [(0, part) if isinstance(part, int) else (1, str(part)) for part in item[0]])
     lines = list(
         dict.fromkeys(_shortened(f"{_path(path)}: {message}" if path else message) for path, message in found)
@@ -148,12 +152,12 @@ def _shortened(line: str) -> str:
     return f"{line[:160]} [... {cut:,} characters ...] {line[-(MAX_PROBLEM_CHARS - 200) :]}"
 
 
-def _explain(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
+def _explain(error: ValidationError, missing: str = "call.missing") -> Iterator[tuple[list[Any], str]]:
     path, instance = list(error.absolute_path), error.instance
     if error.validator == "required" and isinstance(instance, dict):
         for name in error.validator_value:
             if name not in instance:
-                yield path, t("call.missing", field=name)
+                yield path, t(missing, field=name)
     elif (
         error.validator == "additionalProperties"
         and error.validator_value is False
@@ -165,12 +169,14 @@ def _explain(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
             if name not in allowed:
                 yield path, t(key, field=name, allowed=", ".join(allowed) or t("none"))
     elif error.validator in ("anyOf", "oneOf") and error.context:
-        yield from _explain_branches(error)
+        yield from _explain_branches(error, missing)
     else:
         yield path, constraint_message(str(error.validator), error.validator_value, instance, error.message)
 
 
-def _explain_branches(error: ValidationError) -> Iterator[tuple[list[Any], str]]:
+def _explain_branches(
+    error: ValidationError, missing: str = "call.missing"
+) -> Iterator[tuple[list[Any], str]]:
     # "not valid under any of the given schemas" tells a model nothing: name the branch it was aiming for.
     branches: dict[Any, list[ValidationError]] = {}
     for sub in error.context:
@@ -181,7 +187,7 @@ def _explain_branches(error: ValidationError) -> Iterator[tuple[list[Any], str]]
     aimed = [subs for i, subs in branches.items() if i not in wrong_type]
     if len(aimed) == 1:
         for sub in aimed[0]:
-            yield from _explain(sub)
+            yield from _explain(sub, missing)
     elif not aimed:
         types_: list[str] = []
         for subs in branches.values():

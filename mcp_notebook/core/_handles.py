@@ -28,7 +28,7 @@ from ._idempotency import human_duration
 from ._identity import default_server_name
 from ._store import HANDLES, KEY_MAX, Scope, Store
 from ._store_memory import MemoryStore
-from ._store_url import open_store
+from ._store_url import open_store, serving_store
 from ._text import t
 
 _KIND_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
@@ -67,6 +67,11 @@ class HandleStore:
         Scopes the handles in a shared store, with the client: handles of another `name` are
         unknown here. Default: the notebook's server name (the one `serve` uses), so two
         notebooks sharing a store file never see each other's handles.
+    shared:
+        Keep handles in the store of the server that serves this notebook, under its name: the
+        store of ``serve()`` in a kernel, the configured store of an exported app (Redis for
+        replicas), so a handle minted by one process or replica resolves in all of them. Looked
+        up on first use (the server may start after this cell); values are JSON.
     """
 
     def __init__(
@@ -78,20 +83,46 @@ class HandleStore:
         clock: Callable[[], float] | None = None,
         store: Store | str | None = None,
         name: str | None = None,
+        shared: bool = False,
     ) -> None:
         if ttl <= 0:
             raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
         if max_size < 1:
             raise ValueError(f"max_size must be >= 1, got {max_size!r}")
-        if store is not None and clock is not None:
+        if (store is not None or shared) and clock is not None:
             raise ValueError(t("handle.clock_and_store"))
         self.ttl = ttl
         self.creator = creator
         self.max_size = max_size
-        self.name = name if name is not None else default_server_name()
-        self.store = open_store(store) if store is not None else MemoryStore(clock=clock or time.monotonic)
+        self._name = name
+        self._shared = shared and store is None
+        self._store: Store | None = None
+        if not self._shared:
+            self._store = (
+                open_store(store) if store is not None else MemoryStore(clock=clock or time.monotonic)
+            )
         self._creators: dict[str, str] = {}  # kind -> the tool that last minted one (in this process)
         self._lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        """Where the handles live (with ``shared=True``: the serving server's store, from first use)."""
+        if self._store is None:
+            self._store = self._served()[0]()
+        return self._store
+
+    @property
+    def name(self) -> str:
+        """The name that scopes the handles (with ``shared=True``: the serving server's)."""
+        if self._name is None:
+            self._name = self._served()[1] if self._shared else default_server_name()
+        return self._name
+
+    def _served(self) -> tuple[Any, str]:
+        served = serving_store()
+        if served is None:
+            raise HandleError(t("handle.no_server"))
+        return served
 
     def mint(self, client: str, kind: str, value: Any, *, creator: str | None = None) -> str:
         """Store `value` and return a new handle for it, such as ``"cart_3q2Yx..."``.

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._store import KEY_MAX, ROUNDS, Scope, Store
 from ._text import t
 from ._type_schema import type_schema
 
@@ -204,9 +205,47 @@ class RoundLedger:
             del self._open[round_id]
             return self._clock() < entry[1]
 
+    shared = False
+    """Whether the ledger lives in a shared store (then it is asked off the server's loop)."""
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._open)
+
+
+class StoredRounds(RoundLedger):
+    """A `RoundLedger` in a `Store` (namespace `ROUNDS`), for replicas: each round is answered once,
+    by whichever replica its answer reaches (the store's `delete` is true once).
+
+    Parameters
+    ----------
+    store:
+        Opens the store on first use (the server's `Guardrails.store`).
+    server:
+        The server's name, which scopes the rounds (with the identity they were opened for).
+    ttl:
+        Seconds a round stays open (the sealed state's own lifetime).
+    """
+
+    shared = True
+
+    def __init__(self, store: Callable[[], Store], server: str, ttl: float = 600.0) -> None:
+        super().__init__(ttl=ttl)
+        self._store = store
+        self.server = server
+
+    def open(self, identity: str) -> str:
+        round_id = secrets.token_urlsafe(16)
+        self._store().put(ROUNDS, Scope(self.server, identity), round_id, True, ttl=self.ttl)
+        return round_id
+
+    def close(self, round_id: Any, identity: str) -> bool:
+        if not isinstance(round_id, str) or not 0 < len(round_id) <= KEY_MAX:
+            return False
+        return self._store().delete(ROUNDS, Scope(self.server, identity), round_id)
+
+    def __len__(self) -> int:
+        return self._store().count(ROUNDS, self.server)
 
 
 def answer_round(ledger: RoundLedger, plaintext: Any, identity: str) -> dict[str, Any]:

@@ -75,7 +75,7 @@ def to_result(
     data = to_jsonable(value)
     structured = {"result": data} if wraps_output or not isinstance(data, dict) else data
     if output_schema is not None:
-        problems = argument_problems(compile_validator(output_schema), structured)
+        problems = argument_problems(compile_validator(output_schema), structured, output=True)
         if problems:
             return error_result(t("call.bad_output", name=tool_name, problems="; ".join(problems)))
     if isinstance(data, str):

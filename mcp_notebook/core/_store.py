@@ -27,6 +27,10 @@ The contract:
   under another definition `OtherDefinition`. It is built on three atomic primitives, `claim`,
   `complete` and `release`, which is all an implementation provides; a claim whose run never ends
   (a killed process) is abandoned after its ``lease``.
+- **Rate limits.** `take` takes a token from a bucket (``burst`` at once, refilled at ``rate``
+  per second), atomically, across processes for a shared store: replicas behind a load balancer
+  share one limit per identity and tool, not one each. A bucket left alone until it is full
+  again is gone (its entry expires then): absent and full are the same.
 - **Values are JSON** (results are JSON dicts already) in every store that leaves the process.
   `MemoryStore` keeps values as they are, which lets a handle stand for a live object.
 
@@ -75,6 +79,11 @@ KEPT_RESULTS = "kept-results"
 """Results too large for a model, kept behind a ``resource_link`` (key: the link)."""
 TASKS = "tasks"
 """Reserved for the tasks extension (see the module docstring)."""
+ROUNDS = "rounds"
+"""2026-07-28 rounds waiting for answers (key: the round id in a sealed ``requestState``): each is
+answered once, by whichever replica the answer reaches (`delete` is true once)."""
+RATE_LIMITS = "rate-limits"
+"""Token buckets of rate-limited tools (key: the limit), taken from with `Store.take`."""
 
 DEFAULT_LEASE = 3600.0
 """Seconds a `claim` holds before it counts as abandoned, when the caller sets no lease."""
@@ -237,6 +246,9 @@ class Store(abc.ABC):
         agree on it); tests inject their own.
     """
 
+    networked = False
+    """Whether processes on other machines can share this store (a Redis store); one file is not."""
+
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._closed = False
@@ -287,6 +299,23 @@ class Store(abc.ABC):
         self._check_open()
         if claim.status is ClaimStatus.CLAIMED:
             self._release(claim)
+
+    def take(self, namespace: str, scope: Scope, key: str, *, rate: float, burst: int) -> float | None:
+        """Take one token from the bucket at `key`: None if there was one, else the seconds until one is.
+
+        The bucket holds `burst` tokens, starts full, and gains `rate` tokens per second.
+        """
+        slot = self._address(namespace, scope, key)
+        if (
+            isinstance(rate, bool)
+            or not isinstance(rate, int | float)
+            or not math.isfinite(rate)
+            or rate <= 0
+        ):
+            raise ValueError(f"rate must be > 0 tokens per second, got {rate!r}")
+        if isinstance(burst, bool) or not isinstance(burst, int) or burst < 1:
+            raise ValueError(f"burst must be an integer >= 1, got {burst!r}")
+        return self._take(slot, float(rate), burst)
 
     def count(self, namespace: str, server: str | None = None) -> int:
         """How many unexpired values `namespace` holds (for one server, or all): a number, never keys."""
@@ -442,6 +471,10 @@ class Store(abc.ABC):
         """Delete the claim if it is still the caller's."""
 
     @abc.abstractmethod
+    def _take(self, slot: Slot, rate: float, burst: int) -> float | None:
+        """Atomically: refill the bucket at `slot` (`refill`), take a token or say how long to wait."""
+
+    @abc.abstractmethod
     def _count(self, namespace: str, server: str | None) -> int: ...
 
     @abc.abstractmethod
@@ -507,6 +540,23 @@ class Store(abc.ABC):
         if not isinstance(key, str) or not 0 < len(key) <= KEY_MAX:
             raise ValueError(t("store.bad_key", max=KEY_MAX, got=repr(key)[:80]))
         return Slot(namespace, scope.server, scope.identity, scope.tool, key)
+
+
+def refill(
+    tokens: float | None, last: float, now: float, rate: float, burst: int
+) -> tuple[float, float, float | None]:
+    """One take from a token bucket: (tokens left, its time, None or the seconds to wait).
+
+    `tokens` None is a bucket never used (or gone): full. A clock that goes backwards adds nothing.
+    """
+    if tokens is None:
+        tokens, last = float(burst), now
+    else:
+        tokens = min(float(burst), tokens + max(0.0, now - last) * rate)
+        last = max(last, now)
+    if tokens >= 1.0:
+        return tokens - 1.0, last, None
+    return tokens, last, (1.0 - tokens) / rate
 
 
 def _remaining(deadline: float | None) -> float | None:

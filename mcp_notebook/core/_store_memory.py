@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._store import Claim, ClaimStatus, Slot, Store
+from ._store import Claim, ClaimStatus, Slot, Store, refill
 
 _Bucket = OrderedDict[tuple[str, str, str], "_Entry"]  # (identity, tool, key) -> entry, oldest first
 
@@ -125,6 +125,16 @@ class MemoryStore(Store):
             if entry is not None and entry.holder == claim.holder:
                 slot = claim.slot
                 del self._buckets[(slot.namespace, slot.server)][(slot.identity, slot.tool, slot.key)]
+
+    def _take(self, slot: Slot, rate: float, burst: int) -> float | None:
+        with self._lock:
+            now = self.now()
+            entry = self._find(slot, now)
+            tokens, last = entry.value if entry is not None else (None, now)
+            tokens, last, wait = refill(tokens, last, now, rate, burst)
+            # Not a value (`count` and `trim` skip it): a bucket is state of the limit, not a result.
+            self._set(slot, _Entry("", (tokens, last), now, now + burst / rate, holder="bucket"))
+            return wait
 
     def _count(self, namespace: str, server: str | None) -> int:
         with self._lock:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError, default_path
+from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError, default_path, refill
 from ._text import t
 
 # 3: one table of namespaced, scoped entries (the Store). 2 and 1 were the idempotency keys' own
@@ -39,6 +39,7 @@ _HOST = socket.gethostname()
 _LIVE: set[str] = set()  # the instance tokens of this process's open stores (see `_alive`)
 _OPENING = threading.Lock()  # a new file is created, then opened, before any other store may open it
 _COLUMNS = "namespace=? AND server=? AND identity=? AND tool=? AND key=?"
+_BUCKET = "bucket"  # the holder of a rate limit's token bucket (`_take`): never a claim, never a value
 
 
 class SQLiteStore(Store):
@@ -222,6 +223,21 @@ class SQLiteStore(Store):
             self._db.execute(
                 f"DELETE FROM entries WHERE {_COLUMNS} AND holder = ?", (*claim.slot, claim.holder)
             )
+
+    def _take(self, slot: Slot, rate: float, burst: int) -> float | None:
+        with self._lock, self._transaction():
+            now = self.now()
+            row = self._db.execute(
+                f"SELECT value, expires FROM entries WHERE {_COLUMNS} AND holder = ?", (*slot, _BUCKET)
+            ).fetchone()
+            tokens, last = json.loads(row[0]) if row is not None and row[1] > now else (None, now)
+            tokens, last, wait = refill(tokens, last, now, rate, burst)
+            # A bucket is not a value (`count`, `trim` and `get` skip it): it is held by `_BUCKET`.
+            self._db.execute(
+                "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, '', ?, ?, NULL, NULL, ?, ?)",
+                (*slot, json.dumps([tokens, last]), _BUCKET, now, now + burst / rate),
+            )
+            return wait
 
     def _count(self, namespace: str, server: str | None) -> int:
         query = "SELECT COUNT(*) FROM entries WHERE namespace=? AND holder IS NULL AND expires > ?"

@@ -11,11 +11,13 @@ Their content is data: ``content/ch08/exercises.toml``; the kinds of q1 and q5 a
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core._idempotency import KEY_PARAMETER
 from ..core._text import clip, t
 from ._content import load_exercises
 from ._exercise import DataContext, Exercise, NotAttempted, is_blank, user_namespace
@@ -321,9 +323,15 @@ class AskingToolExercise(ToolExercise):
         assert server is not None  # ToolExercise.evaluate started one if none was running
         shown = f"{name} {json.dumps({'restaurant': RESTAURANT}, ensure_ascii=False)}"
         done = _Round()
+        arguments: dict[str, Any] = {"restaurant": RESTAURANT}
+        entry = served_catalogue().get(name)
+        if entry is not None and KEY_PARAMETER in entry.input_schema.get("properties", {}):
+            # A tool that guards its bookings with an idempotency key: each of the checker's calls is a
+            # new booking, so each gets a key of its own (the SDK resends it with the answers).
+            arguments[KEY_PARAMETER] = secrets.token_hex(16)
         try:
             done.result = _blocking(
-                lambda: _ask_through_sdk(server.url, name, mode, action, done.asked),
+                lambda: _ask_through_sdk(server.url, name, mode, action, done.asked, arguments),
                 CALL_TIMEOUT + 5,
             )
         except Exception as exc:
@@ -341,7 +349,9 @@ class AskingToolExercise(ToolExercise):
         return [t("lessons.ch08.ask.checked"), f"{t('lessons.solution.why')}: {self.text('explanation')}"]
 
 
-async def _ask_through_sdk(url: str, name: str, mode: str, action: str, asked: list[Any]) -> Any:
+async def _ask_through_sdk(
+    url: str, name: str, mode: str, action: str, asked: list[Any], arguments: dict[str, Any]
+) -> Any:
     """Call `name` with the official SDK client in `mode`; the user (this function) accepts or declines."""
     import anyio
     import httpx2
@@ -369,7 +379,7 @@ async def _ask_through_sdk(url: str, name: str, mode: str, action: str, asked: l
                 client_info=types.Implementation(name="lesson-checker", version="1.0"),
             ) as client,
         ):
-            return await client.call_tool(name, {"restaurant": RESTAURANT})
+            return await client.call_tool(name, arguments)
 
 
 def _shown(value: Any) -> str:

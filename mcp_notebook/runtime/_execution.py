@@ -257,8 +257,12 @@ class ToolRunner:
         *,
         busy_timeout: float = 30.0,
         server_thread: Callable[[], threading.Thread | None] = lambda: None,
+        kernel: bool = True,
     ) -> None:
         self.run_in = run_in
+        # No kernel (an exported app): `run_in="kernel"` has no cells to serialize with, and its
+        # tools run on the worker threads like the others.
+        self.kernel = kernel
         self.pump = pump
         self.busy_timeout = busy_timeout
         self._server_thread = server_thread
@@ -268,7 +272,7 @@ class ToolRunner:
         self, fn: Callable[..., Any], kwargs: dict[str, Any], run_in: str | None = None, *, tool: str = ""
     ) -> tuple[Any, str]:
         """Call ``fn(**kwargs)``; return its value and what it printed. `tool` names it for `abandoned`."""
-        where = run_in or self.run_in
+        where = (run_in or self.run_in) if self.kernel else "thread"
         install_capture(self._server_thread)
         buffer = io.StringIO()
         token = _captured.set(buffer)

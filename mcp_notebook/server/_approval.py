@@ -213,6 +213,9 @@ class ApprovalPolicy:
         terminal of ``mcp-notebook serve``), ``"server"`` (whoever holds the handle:
         ``srv.pending``), or ``None``: nobody, and calls that need approval are declined at once.
         What the model is told when a call does not run depends on it.
+    unattended_message:
+        The message key for a call declined because nobody can approve it (``answered_in`` None):
+        headless ``mcp-notebook serve`` and an exported app give different ways out.
     """
 
     def __init__(self, mode: str = "ask", timeout: float = 120.0, progress_every: float = 10.0) -> None:
@@ -222,6 +225,7 @@ class ApprovalPolicy:
         self.timeout = check_timeout(timeout)
         self.progress_every = progress_every
         self.answered_in: AnsweredIn = "server"
+        self.unattended_message = "approval.unattended"
         self.allowed = AllowedTools()
         self.pending: list[ApprovalRequest] = []
         self.listeners: list[Callable[[ApprovalRequest], None]] = []
@@ -311,7 +315,7 @@ class ApprovalPolicy:
             where = t(f"approval.where.{self.answered_in or 'server'}")
             return t("approval.timeout", tool=tool, seconds=self.timeout, where=where)
         if decision == "unattended":
-            return t("approval.unattended", tool=tool)
+            return t(self.unattended_message, tool=tool)
         if decision == "withdrawn":
             return t("approval.withdrawn", tool=tool)
         return None

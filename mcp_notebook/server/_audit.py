@@ -50,7 +50,7 @@ class AuditLog:
     Parameters
     ----------
     path:
-        The log file; its folder is created if needed.
+        The log file; its folder is created if needed. ``"-"``: standard output.
     clock:
         The current time, timezone-aware (injected in tests); default: now, in UTC.
     """
@@ -61,8 +61,13 @@ class AuditLog:
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.fspath(path) == "-":
+            # stdout, with the service's other log lines (an exported app logs there: twelve-factor).
+            # A copy of the descriptor: closing the log never closes the process's stdout.
+            self._fd: int | None = os.dup(1)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._clock = clock
         self._second_stamp = (-1, "")  # one tuple, swapped whole: threads never see half of it
         self._lock = threading.Lock()

@@ -28,13 +28,13 @@ from ..core._context import Context, next_progress
 from ..core._errors import ToolError
 from ..core._idempotency import KEY_PARAMETER
 from ..core._identity import NOTEBOOK, Identity, identity_of
-from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
+from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, new_state
 from ..core._results import error_result, to_result
 from ..core._sizes import estimated_size
 from ..core._text import t
 from ..runtime._execution import KernelBusy, ToolRunner
 from ._approval import ApprovalPolicy
-from ._contexts import context_for
+from ._contexts import answered_round, context_for, open_round
 from ._guardrails import Guardrails
 from ._pipeline import SEALED, CallPipeline, CallRecord
 from ._session_state import Sessions, session_id_of
@@ -134,12 +134,14 @@ class ToolCalls:
         # A later round of a 2026-07-28 call answers its round once, before anything else happens: a
         # sealed state sent again (a replay, even with new answers) never runs the tool again.
         request_state = (ctx.params or {}).get("requestState") if entry.context else None
-        state = answer_round(self.rounds, request_state, identity.name) if request_state is not None else {}
+        state = (
+            {} if request_state is None else await answered_round(self.rounds, request_state, identity.name)
+        )
         # Order matters: validate, then rate-limit (a flood must not flood the person with prompts),
         # then refuse a tool whose abandoned calls hold its share of the workers, then ask, then run.
         ended = await self._check_arguments(entry, arguments, record)
         if ended is None:
-            ended = self._limit_rate(entry, record, identity)
+            ended = await self._limit_rate(entry, record, identity)
         if ended is None:
             ended = self._check_workers(entry, record)
         if ended is not None:
@@ -177,9 +179,13 @@ class ToolCalls:
             record, "invalid arguments", t("call.invalid_arguments", name=entry.name, problems=listing)
         )
 
-    def _limit_rate(self, entry: Any, record: CallRecord, identity: Identity) -> dict[str, Any] | None:
+    async def _limit_rate(self, entry: Any, record: CallRecord, identity: Identity) -> dict[str, Any] | None:
         try:
-            self.guards.check_rate(entry, identity.name)
+            if entry.rate_limit is not None and self.guards.shared_limits:
+                # Buckets shared by replicas live in the store, across the network: off the loop.
+                await anyio.to_thread.run_sync(self.guards.check_rate, entry, identity.name)
+            else:
+                self.guards.check_rate(entry, identity.name)
         except ToolError as exc:
             record.decision = "rate limited"
             return _ended(record, "rate limited", str(exc))
@@ -280,11 +286,9 @@ class ToolCalls:
         except InputRequired as asked:
             record.outcome = "input required: " + ", ".join(asked.requests)
             approved = record.decision in ("approved", "not-needed")
+            round_id = await open_round(self.rounds, identity.name)
             state_text = new_state(
-                asked.answers,
-                approved=approved,
-                asked=list(asked.requests),
-                round_id=self.rounds.open(identity.name),
+                asked.answers, approved=approved, asked=list(asked.requests), round_id=round_id
             )
             return {
                 "resultType": "input_required",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
@@ -18,7 +19,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..core._context import LOG_LEVELS, Context
-from ..core._questions import ELICIT, ROOTS, SAMPLE, UNANSWERED, parse_answer
+from ..core._questions import ELICIT, ROOTS, SAMPLE, UNANSWERED, RoundLedger, answer_round, parse_answer
 from ..runtime._execution import cell_is_waiting
 
 
@@ -57,3 +58,17 @@ def context_for(
     return _RequestContext.of_request(
         ctx, log_levels=levels, in_waiting_cell=cell_is_waiting, progress_after=progress_after
     )
+
+
+async def open_round(rounds: RoundLedger, identity: str) -> str:
+    """A new 2026-07-28 round for `identity`; a ledger in a shared store is asked off the loop."""
+    if rounds.shared:
+        return await anyio.to_thread.run_sync(rounds.open, identity)
+    return rounds.open(identity)
+
+
+async def answered_round(rounds: RoundLedger, request_state: Any, identity: str) -> dict[str, Any]:
+    """`answer_round`, off the loop for a ledger in a shared store (it may be across the network)."""
+    if rounds.shared:
+        return await anyio.to_thread.run_sync(answer_round, rounds, request_state, identity)
+    return answer_round(rounds, request_state, identity)

@@ -23,13 +23,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..core._catalogue import Catalogue
 from ..core._identity import identity_of
 from ..core._prompts import literal_choices, render
-from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, answer_round, new_state
+from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, new_state
 from ..core._resources import ResourceEntry, TemplateEntry, contents
 from ..core._store import KEPT_RESULTS, KEY_MAX, Scope, Store
 from ..core._store_memory import MemoryStore
 from ..core._text import t
 from ..runtime._execution import ToolRunner
-from ._contexts import context_for
+from ._contexts import answered_round, context_for, open_round
 from ._paging import page
 from ._session_state import Sessions, session_id_of
 
@@ -203,7 +203,7 @@ class DataHandlers:
         identity = identity_of(ctx).name
         if entry.context and (ctx.params or {}).get("requestState") is not None:
             try:  # a later round answers its round once (see _calls)
-                answer_round(self.rounds, (ctx.params or {})["requestState"], identity)
+                await answered_round(self.rounds, (ctx.params or {})["requestState"], identity)
             except ProtocolRefusal as exc:
                 raise MCPError(exc.code, exc.message, data=exc.data) from None
         arguments = dict(params.arguments or {})
@@ -221,9 +221,8 @@ class DataHandlers:
             value, _ = await self.runner.run(entry.fn, kwargs)
             messages = render(entry, value, self._read_now)
         except InputRequired as asked:  # 2026-07-28: the client answers, then asks for the prompt again
-            state = new_state(
-                asked.answers, approved=True, asked=list(asked.requests), round_id=self.rounds.open(identity)
-            )
+            round_id = await open_round(self.rounds, identity)
+            state = new_state(asked.answers, approved=True, asked=list(asked.requests), round_id=round_id)
             return {"resultType": "input_required", "inputRequests": asked.requests, "requestState": state}
         except ProtocolRefusal as exc:
             raise MCPError(exc.code, exc.message, data=exc.data) from None

@@ -24,7 +24,7 @@ from ..core._arguments import argument_problems, compile_validator
 from ..core._guards import RateLimited, TokenBucket, sanitize_result
 from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
 from ..core._results import error_result
-from ..core._store import DEFAULT_LEASE, Store
+from ..core._store import DEFAULT_LEASE, RATE_LIMITS, Store
 from ..core._store_sqlite import SQLiteStore
 from ..core._store_url import store_opener
 from ..core._text import t
@@ -84,6 +84,9 @@ class Guardrails:
     server_name:
         This notebook's server name (`ServerHandle.name`): stored results of another notebook
         that defines a tool of the same name are never replayed here.
+    shared_limits:
+        Keep rate-limit buckets in the store (`Store.take`), shared by every process and replica
+        that serves it (an exported app), instead of in this process (a kernel's server).
     """
 
     def __init__(
@@ -93,8 +96,10 @@ class Guardrails:
         idempotency_path: str | os.PathLike[str] | None = None,
         store: Store | str | None = None,
         server_name: str = "mcp-notebook",
+        shared_limits: bool = False,
     ) -> None:
         self._open_store = server_store(store, idempotency_path)  # a bad setting fails here, not later
+        self.shared_limits = shared_limits
         self._owns_store = not isinstance(store, Store)
         self.max_output_chars = max_output_chars
         self.server_name = server_name
@@ -120,6 +125,13 @@ class Guardrails:
             return
         calls, seconds = entry.rate_limit
         slot = (entry.name, client if client is not None else current_client())
+        if self.shared_limits:
+            scope = Scope(self.server_name, slot[1], entry.name)
+            rate, burst = calls / seconds, int(calls)
+            wait = self.store().take(RATE_LIMITS, scope, f"{calls}/{seconds}", rate=rate, burst=burst)
+            if wait is not None:
+                raise RateLimited(entry.name, wait, TokenBucket(rate=rate, burst=burst))
+            return
         with self._lock:
             bucket = self._buckets.get(slot)
             # A cell that redefines the tool with another limit gets a fresh bucket with that limit.
@@ -198,7 +210,7 @@ class Guardrails:
         structured = clean.get("structuredContent")
         if output_schema is None or structured is None or structured is result.get("structuredContent"):
             return clean
-        problems = argument_problems(compile_validator(output_schema), structured)
+        problems = argument_problems(compile_validator(output_schema), structured, output=True)
         if not problems:
             return clean
         return error_result(t("guard.unclean_output", problems="; ".join(problems)))

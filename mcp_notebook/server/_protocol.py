@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import mcp_types as types
@@ -91,6 +91,8 @@ class ToolServer:
         history: int = 500,
         history_bytes: int = DEFAULT_MAX_BYTES,
         audit_log: str | os.PathLike[str] | None = None,
+        request_state_keys: Sequence[bytes] = (),
+        rounds: RoundLedger | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -123,9 +125,12 @@ class ToolServer:
         # "the authenticated principal, rejecting state presented by a different principal"). Only
         # calls of tools and prompts that take a Context go through it (no one else mints state), so
         # every other request pays nothing for it. Each state also names one round, answerable once.
-        security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=_principal)
+        # Replicas share their keys (`request_state_keys`: the first seals, all open) and their
+        # rounds (a `RoundLedger` in the shared store), so any replica answers any round.
+        keys = list(request_state_keys) or [os.urandom(32)]
+        security = RequestStateSecurity(keys=keys, bind_principal=_principal)
         self.boundary = RequestStateBoundary(security, default_audience=name)
-        self.rounds = RoundLedger(ttl=security.ttl)
+        self.rounds = rounds if rounds is not None else RoundLedger(ttl=security.ttl)
         # Large results are kept in the server's store, scoped to this server (and the caller).
         kept = KeptResults(self.guards.store, server=self.guards.server_name)
         self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept, self.sessions)

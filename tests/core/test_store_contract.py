@@ -1,8 +1,8 @@
 """The `Store` contract: what every implementation passes, so that the server never depends on one.
 
-`TestStoreContract` runs once per entry of `BACKENDS`. A new implementation (a Redis store, for
-replicas behind a load balancer) adds a `Backend` there and passes the same tests: nothing in the
-server changes. A backend says what it is: `shared` (two instances, and two processes, see one
+`TestStoreContract` runs once per entry of `BACKENDS`. `RedisStore` (for replicas behind a load
+balancer) runs against a real ``redis-server`` started for the session (`tests.services`), each
+test on keys of its own (a prefix): nothing in the server changed for it. A backend says what it is: `shared` (two instances, and two processes, see one
 state, e.g. one SQLite file), `durable` (a reopened store still has its entries), `json_only`
 (values leave the process, so they are JSON).
 """
@@ -10,6 +10,7 @@ state, e.g. one SQLite file), `durable` (a reopened store still has its entries)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import queue
@@ -27,6 +28,7 @@ from mcp_notebook.core._store import (
     HANDLES,
     IDEMPOTENCY,
     KEPT_RESULTS,
+    RATE_LIMITS,
     ClaimStatus,
     OtherDefinition,
     OtherRequest,
@@ -37,10 +39,15 @@ from mcp_notebook.core._store import (
     StoreValueError,
 )
 from mcp_notebook.core._store_memory import MemoryStore
+from mcp_notebook.core._store_redis import RedisStore
 from mcp_notebook.core._store_sqlite import SQLiteStore
+from tests.conftest import until
+from tests.services import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = IDEMPOTENCY
+RATE = RATE_LIMITS
+SCOPE_OF_CHILD = Scope("shop", "alice", "orders_create", "v1")  # tests.core.store_process's scope
 BASE = Scope("shop-3f9a2c1d", "alice", "orders_create", "v1")
 KEY = "k-0123456789abcdef"
 
@@ -79,11 +86,40 @@ def memory_backend(folder: Path) -> Backend:
     return Backend(open=lambda clock: MemoryStore(clock=clock))
 
 
-BACKENDS: dict[str, Callable[[Path], Backend]] = {"sqlite": sqlite_backend, "memory": memory_backend}
+_prefixes = itertools.count(1)
+
+
+def redis_backend(folder: Path, server: RedisServer) -> Backend:
+    url = f"{server.url}?prefix=test-{next(_prefixes)}:"  # each test on keys of its own
+    return Backend(
+        open=lambda clock: RedisStore(url, clock=clock),
+        url=url,
+        shared=True,
+        durable=True,
+        json_only=True,
+    )
+
+
+BACKENDS: dict[str, Callable[..., Backend]] = {
+    "sqlite": sqlite_backend,
+    "memory": memory_backend,
+    "redis": redis_backend,
+}
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(params=list(BACKENDS))
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "redis":
+        return redis_backend(tmp_path, request.getfixturevalue("redis_server"))
     return BACKENDS[request.param](tmp_path)
 
 
@@ -499,12 +535,77 @@ class TestStoreContract:
         done = store.claim(NS, BASE, KEY, {})
         assert (done.status, done.value) == (ClaimStatus.DONE, "second try")
 
+    def test_a_claim_whose_process_was_killed_is_taken_over_without_waiting_for_its_lease(
+        self, shared: Backend, store: Store
+    ) -> None:
+        assert shared.url is not None
+        child = Child("claim", shared.url, KEY)
+        try:
+            assert child.line() == "claimed"
+            assert store.claim(NS, SCOPE_OF_CHILD, KEY, {"item": "tea"}).status is ClaimStatus.RUNNING
+            child.process.kill()  # a replica killed while the tool ran: its claim's lease is an hour
+            child.process.wait(timeout=60)
+            # Redis learns of the closed connection on its own loop: look again until it has.
+            taken = None
+
+            def claimed() -> bool:
+                nonlocal taken
+                taken = store.claim(NS, SCOPE_OF_CHILD, KEY, {"item": "tea"})
+                return taken.status is ClaimStatus.CLAIMED
+
+            assert until(claimed, 10), taken
+        finally:
+            child.finish()
+
     def test_closing_a_store_frees_the_keys_it_was_running(self, backend: Backend, clock: Clock) -> None:
         first = backend.open(clock)
         assert first.claim(NS, BASE, KEY, {}).status is ClaimStatus.CLAIMED
         first.close()
         with backend.open(clock) as second:
             assert second.claim(NS, BASE, KEY, {}).status is ClaimStatus.CLAIMED
+
+    # -- rate limits ---------------------------------------------------------------------------------------
+    def test_a_bucket_gives_its_burst_then_says_how_long_to_wait(self, store: Store, clock: Clock) -> None:
+        takes = [store.take(RATE, BASE, "3/60", rate=3 / 60, burst=3) for _ in range(3)]
+        assert takes == [None, None, None]
+        assert store.take(RATE, BASE, "3/60", rate=3 / 60, burst=3) == pytest.approx(20.0)
+        clock.now += 19.9
+        assert store.take(RATE, BASE, "3/60", rate=3 / 60, burst=3) == pytest.approx(0.1)
+        clock.now += 0.1
+        assert store.take(RATE, BASE, "3/60", rate=3 / 60, burst=3) is None  # one token came back
+        clock.now += 3600  # left alone: full again, never more than its burst
+        assert [store.take(RATE, BASE, "3/60", rate=3 / 60, burst=3) for _ in range(4)][-1] is not None
+        assert store.count(RATE) == 0 and store.get(RATE, BASE, "3/60") is None  # a bucket is no value
+
+    @pytest.mark.parametrize("part", ["server", "identity", "tool"])
+    def test_each_scope_has_a_bucket_of_its_own(self, store: Store, part: str) -> None:
+        other = dataclasses.replace(BASE, **{part: "someone-else"})
+        assert store.take(RATE, BASE, "1/60", rate=1 / 60, burst=1) is None
+        assert store.take(RATE, BASE, "1/60", rate=1 / 60, burst=1) is not None
+        assert store.take(RATE, other, "1/60", rate=1 / 60, burst=1) is None
+
+    def test_takes_from_many_threads_and_instances_never_exceed_the_burst(
+        self, backend: Backend, store: Store, clock: Clock
+    ) -> None:
+        others = [backend.open(clock) for _ in range(2)] if backend.shared else []
+        stores = [store, *others]
+        try:
+            threads, outcomes = in_threads(
+                30,
+                lambda: stores[threading.get_ident() % len(stores)].take(
+                    RATE, BASE, "10/3600", rate=10 / 3600, burst=10
+                ),
+            )
+            join(threads)
+        finally:
+            for other in others:
+                other.close()
+        assert sum(outcome is None for outcome in outcomes) == 10, outcomes
+
+    @pytest.mark.parametrize("rate, burst", [(0, 1), (-1, 1), (math.inf, 1), (1, 0), (1, 1.5), (1, True)])
+    def test_a_bucket_needs_a_positive_rate_and_burst(self, store: Store, rate: Any, burst: Any) -> None:
+        with pytest.raises(ValueError, match=r"rate must be|burst must be"):
+            store.take(RATE, BASE, "x", rate=rate, burst=burst)
 
     # -- lifetime and values ---------------------------------------------------------------------------
     def test_a_reopened_store_still_has_its_entries(self, backend: Backend, clock: Clock) -> None:

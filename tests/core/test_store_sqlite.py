@@ -106,7 +106,9 @@ def test_a_store_instance_and_memory_urls() -> None:
     assert isinstance(open_store("memory://"), MemoryStore)
 
 
-@pytest.mark.parametrize("url", ["redis://localhost", "sqlite:", "state.sqlite3", "memory://x", "", 42, None])
+@pytest.mark.parametrize(
+    "url", ["postgres://localhost", "sqlite:", "state.sqlite3", "memory://x", "", 42, None]
+)
 def test_a_malformed_store_is_refused_before_anything_opens(url: object) -> None:
     with pytest.raises(ValueError, match=r"does not name a store\. Use 'sqlite:///file\.sqlite3'"):
         store_opener(url)  # type: ignore[arg-type]
@@ -114,8 +116,8 @@ def test_a_malformed_store_is_refused_before_anything_opens(url: object) -> None
 
 def test_korean_messages(tmp_path: Path) -> None:
     set_language("ko")
-    with pytest.raises(ValueError, match="'redis://x'는 저장소를 가리키지 않습니다"):
-        store_opener("redis://x")
+    with pytest.raises(ValueError, match="'postgres://x'는 저장소를 가리키지 않습니다"):
+        store_opener("postgres://x")
     with (
         SQLiteStore(tmp_path / "state.sqlite3") as store,
         pytest.raises(TypeError, match="SQLiteStore는 JSON 값"),

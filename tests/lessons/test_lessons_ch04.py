@@ -146,6 +146,7 @@ def test_the_model_answer_itself_passes_through_the_server(
     server: Any, shell: InteractiveShell, catalogue: Catalogue
 ) -> None:
     code = ch04.q4.solution_code().replace("@tool\n", "@tool(catalogue=_catalogue)\n")
+    code = code.replace("@tool(idempotent=True)\n", "@tool(idempotent=True, catalogue=_catalogue)\n")
     shell.user_ns["_catalogue"] = catalogue
     shell.run_cell(code).raise_error()
     feedback = ch04.q4.check()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,25 @@ def test_a_chapter_split_in_parts_links_each_part_to_the_next() -> None:
                 assert f"({second.file}.ipynb)" in prose, (first.path, second.path)
                 opening = "".join(cell.source for cell in second.cells[:2] if cell.type == "markdown")
                 assert f"({first.file}.ipynb)" in opening, (second.path, first.path)
+
+
+LINTER_WORD = {"ko": "린터", "en": "linter"}
+
+
+@pytest.mark.parametrize("notebook", [n for n in NOTEBOOKS if n.values[0].chapter in ("00", "01")])
+def test_linter_notes_shown_in_the_first_chapters_are_explained_and_deferred(
+    notebook: _notebooks.Notebook,
+) -> None:
+    """Chapters 00-01 show the linter's notes under cells before chapter 05 teaches them: the prose right
+    after the first cell that shows one says what it is and that chapter 05 takes them up."""
+    cells = json.loads((ROOT / notebook.path).read_text(encoding="utf-8"))["cells"]
+    shown = [
+        index
+        for index, cell in enumerate(cells)
+        if any(re.search(r"MCP0\d\d", json.dumps(output)) for output in cell.get("outputs", []))
+    ]
+    if not shown:
+        return
+    after = next(cell for cell in cells[shown[0] + 1 :] if cell["cell_type"] == "markdown")
+    prose = "".join(after["source"])
+    assert LINTER_WORD[notebook.language] in prose and "05" in prose, (notebook.path, prose[:200])

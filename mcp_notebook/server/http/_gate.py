@@ -29,8 +29,8 @@ import ipaddress
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -82,6 +82,14 @@ def max_request_bytes() -> int:
     return limit
 
 
+class BearerCheck(Protocol):
+    """Another way to prove an identity than a static token: OAuth access tokens (`_oauth.OAuthResource`)."""
+
+    def is_metadata(self, path: str) -> bool: ...
+
+    async def identify(self, credential: bytes | None) -> Any: ...
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -118,9 +126,11 @@ class Gate:
         answers_at_once: Callable[[Mapping[str, Any], Identity], bool] | None = None,
         hung_up: Callable[[str, str], None] | None = None,
         addresses: AddressCheck | None = None,
+        oauth: BearerCheck | None = None,
     ) -> None:
         self.app = app
         self.identities = identities
+        self.oauth = oauth
         self.max_body = max_body
         self._answers_at_once = answers_at_once
         self._hung_up = hung_up
@@ -141,7 +151,7 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        version = content_type = length = host = origin = forwarded_user = None
+        version = content_type = length = host = origin = bearer = forwarded_user = None
         identity: Identity | None = None
         for key, value in scope["headers"]:
             if key == b"host":
@@ -151,7 +161,8 @@ class Gate:
             elif key == b"authorization":
                 scheme, _, credential = value.partition(b" ")
                 if scheme.lower() == b"bearer":
-                    identity = self.identities.identify(credential.strip())
+                    bearer = credential.strip()
+                    identity = self.identities.identify(bearer)
             elif key == b"mcp-protocol-version":
                 version = value.decode("latin-1")
             elif key == b"content-type":
@@ -163,6 +174,19 @@ class Gate:
         post = scope.get("method") == "POST"
         if identity is None:
             identity = self._identity_in_query(scope)
+        if identity is None and self.oauth is not None:
+            if self.oauth.is_metadata(scope.get("path", "")) and scope.get("method") in ("GET", "OPTIONS"):
+                await self.app(scope, receive, send)  # the protected-resource metadata is public
+                return
+            found = await self.oauth.identify(bearer)
+            if not isinstance(found, Identity):
+                error = {"code": -32001, "message": found.description}
+                payload = {"jsonrpc": "2.0", "id": None, "error": error}
+                await _send_json(
+                    send, found.status, payload, [(b"www-authenticate", found.challenge.encode())]
+                )
+                return
+            identity = found
         if identity is not None:
             # The Jupyter extension's credential stands for the user it names; any other keeps its own.
             identity = self.identities.forwarded(identity, forwarded_user)
@@ -394,8 +418,8 @@ class AddressCheck:
     local port (JupyterLab's) is a legitimate origin.
     """
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        names = {"127.0.0.1", "localhost", "[::1]"}
+    def __init__(self, host: str = "127.0.0.1", also: Iterable[str] = ()) -> None:
+        names = {"127.0.0.1", "localhost", "[::1]", *(_name(name) for name in also)}
         if not is_loopback(host):
             names.add(_name(host))
         self.names = frozenset(name for name in (_canonical(n) for n in names) if name is not None)
@@ -460,6 +484,8 @@ def build_app(
     sessions: Sessions | None = None,
     session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_PER_IDENTITY,
+    hosts: Iterable[str] = (),
+    oauth: Any = None,
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
@@ -471,6 +497,9 @@ def build_app(
     dropped when it ends, however it ends; told when the client of a streamed tools/call hangs up.
     `session_idle_timeout`, `max_sessions`: handshake-era sessions end after that many idle seconds,
     and one credential holds at most that many (`_sessions`).
+    `hosts`: names this server answers to besides loopback and `host` (behind a load balancer, the
+    public name clients use), for the Host and Origin checks.
+    `oauth`: accept OAuth access tokens too (`_oauth.OAuthResource`), and publish its metadata.
     """
     limit = max_body if max_body is not None else max_request_bytes()
     app = sdk_server.streamable_http_app(
@@ -481,6 +510,7 @@ def build_app(
         host=host,
         max_request_body_size=limit,  # the Gate refuses bigger bodies first, with a clearer message
         max_sessions=DEFAULT_TOTAL,
+        custom_starlette_routes=oauth.routes() if oauth is not None else None,
     )
     # The SDK builds its session manager inside streamable_http_app(); the subclasses add the limits
     # per credential and the word of a session's end (_sessions) and, with `answers_at_once`, the
@@ -491,5 +521,11 @@ def build_app(
     sessions = sessions if sessions is not None else Sessions()
     manager.limit(max_sessions, session_idle_timeout, sessions)
     return Gate(
-        app, identities, limit, answers_at_once, hung_up=sessions.client_gone, addresses=AddressCheck(host)
+        app,
+        identities,
+        limit,
+        answers_at_once,
+        hung_up=sessions.client_gone,
+        addresses=AddressCheck(host, hosts),
+        oauth=oauth,
     )

@@ -18,9 +18,9 @@ import uvicorn
 
 from ...core._errors import ServerError
 from ...core._text import t
+from .._assembly import http_app
 from .._protocol import ToolServer
 from ._connections import ConnectionLimits, connection_protocol
-from ._gate import build_app
 from ._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 
 # A request line and headers larger than this are refused (431) before anything else reads them.
@@ -70,15 +70,7 @@ async def run_http(
     max_sessions: int = DEFAULT_PER_IDENTITY,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    app = build_app(
-        tools.sdk,
-        identities=tools.identities,
-        host=host,
-        answers_at_once=tools.answers_at_once,
-        sessions=tools.sessions,
-        session_idle_timeout=session_idle_timeout,
-        max_sessions=max_sessions,
-    )
+    app = http_app(tools, host=host, session_idle_timeout=session_idle_timeout, max_sessions=max_sessions)
     config = uvicorn.Config(
         app,
         http=connection_protocol(limits if limits is not None else ConnectionLimits.from_environment()),

@@ -67,7 +67,13 @@ class LimitedSessionManager(HookedSessionManager):
 
     async def serve_stateful(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
-        if MCP_SESSION_ID_HEADER.lower().encode() in headers:
+        session = headers.get(MCP_SESSION_ID_HEADER.lower().encode())
+        if session is not None:
+            if self.transport_of(session.decode("latin-1")) is None:
+                # Unknown here: it ended, or it lived in a process that is gone (a replica behind a
+                # load balancer that stopped). The SDK's bare "Session not found" names no way out.
+                await _unknown_session(send)
+                return
             await super().serve_stateful(scope, receive, send)
             return
         identity = identity_of(scope)
@@ -115,6 +121,19 @@ class LimitedSessionManager(HookedSessionManager):
         self.close_session(session)
         self.sessions.ended(session)
         logger.info("closed idle session %s to make room for a new one of the same credential", session[:8])
+
+
+async def _unknown_session(send: Send) -> None:
+    # 404: the spec's answer to an unknown session, on which a client starts a new one (2025-11-25
+    # basic/transports "Session Management").
+    error = {"code": -32600, "message": t("sessions.unknown")}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}, ensure_ascii=False).encode()
+    headers = [
+        (b"content-type", b"application/json; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 404, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse(send: Send, count: int, idle_timeout: float | None) -> None:

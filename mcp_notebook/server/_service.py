@@ -1,0 +1,189 @@
+"""`asgi_app`: a notebook's tools as a plain ASGI application, served without a kernel.
+
+``mcp-notebook export NB -o app.py`` writes a module that defines the notebook's tools, resources
+and prompts, then ``app = asgi_app(...)``; ``uvicorn app:app --workers 4`` or
+``gunicorn -k uvicorn.workers.UvicornWorker app:app`` serve it, as replicas behind a load balancer
+if need be. Every worker process imports the module and builds its own app: what must be the
+same for all of them lives in the configured store (idempotency keys, handles, kept results,
+rate-limit buckets, the open rounds of 2026-07-28 calls) or in the configuration (the key that
+seals ``requestState``, the credentials). See `_service_config` for the settings.
+
+No person watches a service, so approval is explicit: a tool annotated read-only runs, a tool
+allowed by name in the configuration runs, and every other tool is refused at once with a
+message that says so (``approval = "auto"`` runs everything, and says that loudly). The app says
+which tools run and which are refused when it starts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from ..core._catalogue import Catalogue, default_catalogue
+from ..core._identity import Identities
+from ..core._secrets import new_token
+from ..core._store_url import serve_store_as
+from ..core._text import t
+from ..runtime._execution import KernelPump, ToolRunner
+from ._approval import ApprovalPolicy
+from ._assembly import http_app, tool_server
+from ._service_config import ServiceConfig, ServiceConfigError, load_config, shown_store
+from ._service_log import setup_logging
+
+logger = logging.getLogger("mcp_notebook.service")
+
+
+def asgi_app(
+    catalogue: Catalogue | None = None,
+    *,
+    config: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    **settings: Any,
+) -> ServiceApp:
+    """An ASGI application serving `catalogue`'s tools, resources and prompts (both protocol eras).
+
+    Parameters
+    ----------
+    catalogue:
+        What to serve; default: everything ``@tool``, ``@resource`` and ``@prompt`` defined in
+        this process (what the exported module's cells defined).
+    config:
+        A TOML config file; default: ``$MCP_NOTEBOOK_CONFIG`` if set.
+    environ:
+        The environment to read ``MCP_NOTEBOOK_...`` settings from (default: ``os.environ``).
+    **settings:
+        Defaults for the settings (``name=``, ``store=``, ``allow=[...]``, ...; see README "Serving
+        an exported app"): the config file and the environment override them.
+
+    Raises
+    ------
+    ServiceConfigError
+        A setting cannot work: the message says where it came from and what to write.
+    """
+    return ServiceApp(
+        catalogue if catalogue is not None else default_catalogue,
+        load_config(settings, config=config, environ=environ),
+    )
+
+
+class ServiceApp:
+    """The ASGI app of an exported notebook (one per process: each worker builds its own).
+
+    Attributes
+    ----------
+    config:
+        The settings in force.
+    tools:
+        The protocol server (its ``calls``, ``store``, ``approval`` ... as in a kernel).
+    """
+
+    def __init__(self, catalogue: Catalogue, config: ServiceConfig) -> None:
+        self.config = config
+        names = [entry.name for entry in catalogue.tools()]
+        unknown = [name for name in config.allow if name not in names]
+        if unknown:
+            listing = ", ".join(repr(name) for name in names) or t("none")
+            raise ServiceConfigError(
+                t("service.unknown_allowed", names=", ".join(map(repr, unknown)), tools=listing)
+            )
+        # Now, not at start-up only: uvicorn logs "Started server process" after importing the app
+        # and before its start-up, and every line of a worker's output should be JSON.
+        setup_logging(config.log_format, config.log_level)
+        runner = ToolRunner("thread", KernelPump(None), kernel=False)
+        approval = ApprovalPolicy("auto" if config.approval == "auto" else "ask")
+        approval.answered_in = None  # nobody watches: what needs a person is refused at once, saying so
+        approval.unattended_message = "service.approval_refused"  # the way out is the operator's allow list
+        identities = Identities(config.owner_token or new_token())  # no owner token: one nobody knows
+        for client, token in config.clients.items():
+            identities.add(client, token=token)
+        self.tools = tool_server(
+            catalogue,
+            runner,
+            identities=identities,
+            approval=approval,
+            name=config.name,
+            store=config.store,
+            shared=True,
+            request_state_keys=config.state_keys,
+            page_size=config.page_size,
+            result_limit=config.result_limit,
+            max_output_chars=config.max_output_chars,
+            audit_log=config.audit_log or False,
+        )
+        for name in config.allow:
+            approval.allowed.add(name)  # for every client, as the tool is defined now
+        # `HandleStore(shared=True)` in the module's cells keeps handles in this app's store.
+        serve_store_as(self.tools.guards.store, config.name)
+        oauth = None
+        if config.oauth is not None:
+            # Imported only for an app that accepts OAuth tokens: it needs `pyjwt` (the `service` extra).
+            oauth = importlib.import_module("mcp_notebook.server.http._oauth").OAuthResource(config.oauth)
+        self.oauth = oauth
+        self._app = http_app(
+            self.tools,
+            host="127.0.0.1",
+            session_idle_timeout=config.session_idle_timeout,
+            max_sessions=config.max_sessions,
+            max_body=config.max_request_bytes,
+            hosts=config.hosts,
+            oauth=oauth,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self._app(scope, receive, send)
+            return
+
+        async def told(message_source: Receive = receive) -> Any:
+            message = await message_source()
+            if message["type"] == "lifespan.startup":
+                self.started()
+            return message
+
+        try:
+            await self._app(scope, told, send)
+        finally:
+            self.tools.close()
+
+    def started(self) -> None:
+        """Set up the logs and say how this app serves (once per worker process, at its start)."""
+        config = self.config
+        setup_logging(config.log_format, config.log_level)
+        tools = list(self.tools.catalogue.tools())
+        policy = self.tools.approval
+        runs = [e.name for e in tools if not policy.needs_approval(e.name, e.read_only, e.approval, False)]
+        refused = [e.name for e in tools if e.name not in runs]
+        fields = {
+            "event": "start",
+            "name": config.name,
+            "pid": os.getpid(),
+            "tools": [e.name for e in tools],
+            "store": shown_store(config.store),
+            "clients": sorted(config.clients),
+            "oauth_issuer": config.oauth.issuer if config.oauth is not None else None,
+            "request_state_key": "shared" if config.state_keys else "this process",
+            "approval": config.approval,
+            "runs": runs,
+            "refused": refused,
+            "config": list(config.sources),
+        }
+        logger.info("%s", t("service.started", name=config.name, count=len(tools)), extra={"fields": fields})
+        if config.approval == "auto":
+            logger.warning("%s", t("service.approval_auto"), extra={"fields": {"event": "approval"}})
+        else:
+            none = t("none")
+            message = t(
+                "service.approval_unattended",
+                runs=", ".join(runs) or none,
+                refused=", ".join(refused) or none,
+            )
+            logger.info(
+                "%s", message, extra={"fields": {"event": "approval", "runs": runs, "refused": refused}}
+            )
+        if not config.state_keys:
+            logger.warning("%s", t("service.process_key"), extra={"fields": {"event": "request_state_key"}})

@@ -1,0 +1,323 @@
+"""An exported notebook served like a service: uvicorn and gunicorn workers, settings, OAuth.
+
+The example notebook is exported with the real CLI and served by real uvicorn / gunicorn
+processes; real SDK clients of both eras call it. Settings that cannot work stop the app at start
+with a message naming where the value came from and what to write. OAuth: tokens signed by a
+test authorization server whose JWKS is served over HTTP (`tests.oauth`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import nbformat
+import pytest
+
+from mcp_notebook import asgi_app
+from mcp_notebook.server._service_config import ServiceConfigError, load_config
+from tests.oauth import RESOURCE, AuthorizationServer, served_with_oauth
+from tests.security.conftest import post_modern, reply
+from tests.services import Replica
+from tests.test_replicas import NOTEBOOK, connect, service_environ
+
+pytestmark = pytest.mark.anyio
+
+
+def export(notebook: Path, output: Path) -> subprocess.CompletedProcess[str]:
+    """``mcp-notebook export NOTEBOOK -o OUTPUT``, the real command in a new process."""
+    command = [sys.executable, "-m", "mcp_notebook.cli", "export", str(notebook), "-o", str(output)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("exported")
+    done = export(NOTEBOOK, folder / "app.py")
+    assert done.returncode == 0, done.stderr
+    assert "Wrote" in done.stderr and "uvicorn app:app" in done.stderr  # said on stderr, as every status
+    return folder
+
+
+def test_the_exported_module_needs_no_kernel_ipython_or_widgets(exported: Path) -> None:
+    environ = service_environ(exported, f"sqlite:///{exported / 'state.sqlite3'}")
+    probe = (
+        "import sys; sys.path.insert(0, '.'); import app; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'IPython', 'ipykernel', 'ipywidgets', "
+        "'jupyter_client', 'zmq'}), type(app.app).__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=exported, env=environ, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "ServiceApp"]
+
+
+@pytest.mark.replicas
+@pytest.mark.parametrize("server", ["uvicorn", "gunicorn"])
+async def test_the_exported_example_is_served_by_two_workers(exported: Path, server: str) -> None:
+    """2026-07-28 requests, each answered by whichever worker the kernel hands the connection to.
+
+    Workers behind one port cannot keep a 2025-11-25 session: the session lives in the worker
+    that answered initialize, and the client's next connection may reach the other (README,
+    "Serving an exported app": one worker per process behind the load balancer for those).
+    """
+    environ = service_environ(exported, f"sqlite:///{exported / f'{server}.sqlite3'}")
+    replica = Replica(exported, environ, workers=2, server=server)
+    try:
+        starts = [json.loads(line) for line in replica.lines.seen if '"event": "start"' in line]
+        workers = {start["pid"] for start in starts}
+        assert len(workers) == 2 and replica.pid not in workers  # two worker processes under one parent
+        for _ in range(2):
+            async with connect(replica.url, "client00", "2026-07-28") as client:
+                tools = {tool.name for tool in (await client.list_tools()).tools}
+                price = await client.call_tool("price", {"item": "cake"})
+                answered_by = (await client.call_tool("served_by", {})).structured_content
+            assert {"price", "open_cart", "confirm_order", "sales_report"} <= tools
+            assert price.structured_content == {"item": "cake", "price": 5}
+            assert answered_by["pid"] in workers and answered_by["client"] == "client00"  # type: ignore[index]
+    finally:
+        replica.stop()
+
+
+def test_a_notebook_that_needs_a_kernel_is_refused_cell_by_cell_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    notebook = nbformat.v4.new_notebook()
+    cells = [
+        "from mcp_notebook import tool\n\n@tool(read_only=True)\ndef ok() -> str:\n    return 'ok'",
+        "srv = %mcp_serve",
+        "ip = get_ipython()",
+        "!ls",
+        "import asyncio\nawait asyncio.sleep(0)",
+        "display(ok())",
+        "%load_ext mcp_notebook",  # set-up only: fine
+    ]
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nbformat.write(notebook, tmp_path / "needs_kernel.ipynb")
+    output = tmp_path / "app.py"
+    output.write_text("# an older export\n")
+    done = export(tmp_path / "needs_kernel.ipynb", output)
+    assert done.returncode != 0
+    message = done.stderr
+    assert "5 cells need a kernel" in message and "Nothing was written" in message
+    assert "cell 2 ('srv = %mcp_serve'): %mcp_serve starts or stops the kernel's own server" in message
+    assert "cell 3 ('ip = get_ipython()'): it uses get_ipython" in message
+    assert "cell 4 ('!ls'): a shell command" in message and "subprocess.run" in message
+    assert "cell 5 ('import asyncio'): top-level await runs only in a kernel" in message
+    assert "cell 6 ('display(ok())'): it uses display" in message
+    assert "cell 1" not in message and "cell 7" not in message
+    assert output.read_text() == "# an older export\n"  # the file that was there is left as it was
+    done = export(tmp_path / "needs_kernel.ipynb", tmp_path / "fresh.py")
+    assert done.returncode != 0 and not (tmp_path / "fresh.py").exists()
+
+
+TOKEN = {"MCP_NOTEBOOK_TOKEN": "owner-" + "o" * 30}
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"MCP_NOTEBOOK_MAX_SESSIONS": "many"}, ["MCP_NOTEBOOK_MAX_SESSIONS", "'many'", "max_sessions = 32"]),
+        ({"MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT": "-5"}, ["MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT", "session_idle_timeout = 600"]),
+        ({"MCP_NOTEBOOK_STORE": "postgres://db/x"}, ["MCP_NOTEBOOK_STORE", "does not name a store", "redis://host:6379/0"]),
+        ({"MCP_NOTEBOOK_STORE": "redis://cache:6379/0"}, ["shared by replicas", "MCP_NOTEBOOK_STATE_KEY", "secrets.token_urlsafe(32)"]),
+        ({"MCP_NOTEBOOK_STATE_KEY": "short"}, ["at least 32 characters; this one has 5"]),
+        ({"MCP_NOTEBOOK_APPROVAL": "ask"}, ["MCP_NOTEBOOK_APPROVAL", "'ask'", 'mode = "unattended"']),
+        ({"MCP_NOTEBOOK_LOG_FORMAT": "xml"}, ["MCP_NOTEBOOK_LOG_FORMAT", 'format = "json"']),
+        ({"MCP_NOTEBOOK_OAUTH_ISSUER": "https://login.example.com"}, ["oauth.jwks_url", "MCP_NOTEBOOK_OAUTH_JWKS_URL"]),
+        ({"MCP_NOTEBOOK_TOKEN": ""}, ["Nobody could call this app", "MCP_NOTEBOOK_CLIENTS_FILE"]),
+    ],
+)  # fmt: skip
+def test_a_bad_setting_stops_the_app_saying_where_and_what_to_write(
+    environ: dict[str, str], expected: list[str]
+) -> None:
+    with pytest.raises(ServiceConfigError) as raised:
+        load_config({}, environ={**TOKEN, **environ})
+    for part in expected:
+        assert part in str(raised.value)
+
+
+def test_secrets_stay_out_of_the_config_file_and_away_from_other_users(tmp_path: Path) -> None:
+    config = tmp_path / "service.toml"
+    config.write_text('token = "owner-oooooooooooooooooooooooooooo"\n')
+    with pytest.raises(ServiceConfigError, match="token_file") as raised:
+        load_config({}, config=config, environ={})
+    assert "MCP_NOTEBOOK_TOKEN" in str(raised.value)
+    clients = tmp_path / "clients.json"
+    clients.write_text(json.dumps({"ana": "a" * 24}))
+    clients.chmod(0o644)
+    with pytest.raises(ServiceConfigError, match="0o644"):
+        load_config({}, environ={"MCP_NOTEBOOK_CLIENTS_FILE": str(clients)})
+    config.write_text("[limits]\nmax_session = 3\n")
+    with pytest.raises(ServiceConfigError, match=r"limits\.max_session\b.*limits\.max_sessions"):
+        load_config({}, config=config, environ=TOKEN)
+
+
+def test_a_tool_allowed_by_a_name_the_app_does_not_have_is_refused(tmp_path: Path) -> None:
+    from mcp_notebook import Catalogue, tool
+
+    catalogue = Catalogue()
+
+    @tool(catalogue=catalogue)
+    def place_order(cart: str) -> str:
+        """Place an order."""
+        return cart
+
+    with pytest.raises(ServiceConfigError, match="'place_ordr'") as raised:
+        asgi_app(catalogue, environ={**TOKEN, "MCP_NOTEBOOK_ALLOW_TOOLS": "place_ordr"})
+    assert "'place_order'" in str(raised.value)  # the names it has
+
+
+@pytest.mark.replicas
+def test_uvicorn_with_a_bad_setting_exits_with_the_message(exported: Path) -> None:
+    environ = {**service_environ(exported, "sqlite://"), "MCP_NOTEBOOK_MAX_REQUEST_BYTES": "4MB"}
+    done = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "app:app", "--port", "0"],
+        cwd=exported,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "MCP_NOTEBOOK_MAX_REQUEST_BYTES: limits.max_request_bytes cannot be '4MB'" in done.stderr
+
+
+# -- OAuth 2.1 resource server -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def authority() -> Iterator[AuthorizationServer]:
+    server = AuthorizationServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def oauth_app(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationServer) -> Iterator[Any]:
+    replica = served_with_oauth(tmp_path_factory.mktemp("oauth"), authority)
+    try:
+        yield replica
+    finally:
+        replica.stop()
+
+
+@pytest.mark.replicas
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_access_token_from_the_authorization_server_is_accepted(
+    oauth_app: Any, authority: AuthorizationServer, mode: str
+) -> None:
+    import mcp
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {authority.token(subject='ana')}"}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        mcp.Client(streamable_http_client(oauth_app.url, http_client=http), mode=mode) as client,
+    ):
+        result = await client.call_tool("served_by", {})
+    assert result.structured_content["client"] == "oauth:ana"  # type: ignore[index]
+
+
+@pytest.mark.replicas
+def test_protected_resource_metadata_names_the_authorization_server(
+    oauth_app: Any, authority: AuthorizationServer
+) -> None:
+    response = httpx2.get(f"http://127.0.0.1:{oauth_app.port}/.well-known/oauth-protected-resource/mcp")
+    assert response.status_code == 200
+    metadata = response.json()
+    assert metadata["resource"] == RESOURCE
+    assert [server.rstrip("/") for server in metadata["authorization_servers"]] == [authority.issuer]
+    assert metadata["scopes_supported"] == ["mcp:tools"]
+
+
+@pytest.mark.replicas
+def test_no_token_or_a_token_without_the_scope_gets_the_specs_challenge(
+    oauth_app: Any, authority: AuthorizationServer
+) -> None:
+    metadata = f'resource_metadata="{"https://orders.example.test/.well-known/oauth-protected-resource/mcp"}"'
+    bare = httpx2.post(oauth_app.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert bare.status_code == 401
+    assert (
+        bare.headers["www-authenticate"].startswith("Bearer ")
+        and metadata in bare.headers["www-authenticate"]
+    )
+    narrow = post_modern(oauth_app, "tools/list", {}, token=authority.token(scope="profile"))
+    assert narrow.status_code == 403
+    challenge = narrow.headers["www-authenticate"]
+    assert (
+        'error="insufficient_scope"' in challenge
+        and 'scope="mcp:tools"' in challenge
+        and metadata in challenge
+    )
+
+
+@pytest.mark.replicas
+def test_static_client_tokens_work_beside_oauth(oauth_app: Any) -> None:
+    answer = post_modern(
+        oauth_app, "tools/call", {"name": "served_by", "arguments": {}}, token="client03-" + "t" * 24
+    )
+    assert answer.status_code == 200
+    assert reply(answer)["result"]["structuredContent"]["client"] == "client03"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="makes a file root's: needs root")
+def test_a_secret_handed_over_by_the_platform_through_the_group_is_read(tmp_path: Path) -> None:
+    """Kubernetes secret volumes are root's files, 0440, of the pod's group (deploy/kubernetes.yaml)."""
+    key = tmp_path / "state.key"
+    key.write_text("k" * 40)
+    os.chown(key, 0, os.getegid())
+    key.chmod(0o440)
+    assert load_config({}, environ={**TOKEN, "MCP_NOTEBOOK_STATE_KEY_FILE": str(key)}).state_keys == (
+        b"k" * 40,
+    )
+    for open_mode in (0o444, 0o460):  # readable by others, or writable by the group: refused
+        key.chmod(open_mode)
+        with pytest.raises(ServiceConfigError, match="other users can read it"):
+            load_config({}, environ={**TOKEN, "MCP_NOTEBOOK_STATE_KEY_FILE": str(key)})
+
+
+def test_the_readme_config_file_names_only_settings_that_exist() -> None:
+    import tomllib
+
+    from mcp_notebook.server._service_config import SETTINGS
+    from tests import readme
+
+    (block,) = readme.blocks("toml")
+    data = tomllib.loads(block.code)
+    written = {f"{table}.{key}" for table, value in data.items() if isinstance(value, dict) for key in value}
+    written |= {key for key, value in data.items() if not isinstance(value, dict)}
+    assert written <= {path for path, *_ in SETTINGS.values()}, written - {p for p, *_ in SETTINGS.values()}
+
+
+@pytest.mark.replicas
+async def test_an_unattended_app_says_at_start_what_runs_and_refuses_the_rest(exported: Path) -> None:
+    environ = service_environ(exported, f"sqlite:///{exported / 'unattended.sqlite3'}")
+    del environ["MCP_NOTEBOOK_ALLOW_TOOLS"]  # nothing allowed by name: only the read-only tools run
+    replica = Replica(exported, environ)
+    try:
+        async with connect(replica.url, "client01", "2026-07-28") as client:
+            price = await client.call_tool("price", {"item": "tea"})
+            refused = await client.call_tool("open_cart", {"idempotency_key": "unattended-key-00001"})
+    finally:
+        replica.stop()
+    lines = [line for line in replica.lines.rest() if line.strip()]
+    logged = [json.loads(line) for line in lines]  # JSON lines, every one of them
+    assert "Started server process" in logged[0]["message"]
+    (approval,) = [entry for entry in logged if entry.get("event") == "approval"]
+    assert approval["runs"] == ["price", "cart_total", "sales_report", "served_by"]
+    assert approval["refused"] == ["open_cart", "add_to_cart", "place_order", "confirm_order"]
+    assert "MCP_NOTEBOOK_ALLOW_TOOLS" in approval["message"]
+    assert price.is_error is False
+    assert refused.is_error is True
+    said = refused.content[0].text  # type: ignore[union-attr]
+    assert "'open_cart' was refused without running" in said and "MCP_NOTEBOOK_ALLOW_TOOLS" in said
