@@ -14,6 +14,7 @@ Kinds of exercise:
 
     Exercise               the base: state, hint ladder, model answer, text and HTML display
     ├── Classification     sort items into categories (Tool / Resource / Prompt, error layers ...)
+    │   └── ReasonedClassification   ... and say why, in a second vocabulary (who controls the call)
     ├── MultipleChoice     one letter; every wrong option explains itself
     ├── ShortAnswer        a word or two, with accepted spellings and advice for typical slips
     └── ToolExercise       the learner writes a tool; it is listed and called through the real
@@ -30,7 +31,15 @@ not import the MCP SDK; a tool check does.
 
 from __future__ import annotations
 
-from ._answers import Category, Classification, MultipleChoice, ShortAnswer, Vocabulary, normalize
+from ._answers import (
+    Category,
+    Classification,
+    MultipleChoice,
+    ReasonedClassification,
+    ShortAnswer,
+    Vocabulary,
+    normalize,
+)
 from ._exercise import Exercise, Feedback
 from ._progress import progress_path, read_progress, record_progress
 from ._toolcheck import Param, Probe, ToolExercise
@@ -47,6 +56,7 @@ __all__ = [
     "MultipleChoice",
     "Param",
     "Probe",
+    "ReasonedClassification",
     "ShortAnswer",
     "ToolExercise",
     "Vocabulary",

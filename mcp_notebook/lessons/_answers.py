@@ -122,6 +122,10 @@ class Classification(Exercise):
             if category not in vocabulary.ids:
                 raise ValueError(f"exercise {chapter}.{name}: {category!r} is not in {vocabulary.group}")
 
+    def model_answer(self) -> dict[str, Any]:
+        """The right answer, in the form ``check`` takes."""
+        return dict(self.expected)
+
     def kind_data(self) -> dict[str, Any]:
         items: dict[str, Any] = {}
         for item, category in self.expected.items():
@@ -193,6 +197,151 @@ class Classification(Exercise):
             else:
                 label, meaning = self.vocabulary.label(given), self.vocabulary.meaning(given)
                 problems.append(t("lessons.items.wrong", item=item, given=label, meaning=meaning))
+        if missing:
+            problems.append(t("lessons.items.missing", items=", ".join(repr(item) for item in missing)))
+        if problems:
+            problems.insert(0, t("lessons.check.score", total=len(self.expected), right=right))
+        return problems
+
+
+class ReasonedClassification(Classification):
+    """Sort each item into a category and say why, in a second vocabulary: ``{item: (category, reason)}``.
+
+    For design judgements where the choice is only as good as its reason: which primitive a capability
+    becomes, and who is meant to decide that it is used (``reasons = "controllers"``). Each item has an
+    ``answer`` and a ``reason``; ``reason_feedback`` may target ``(item, wrong reason)`` as ``feedback``
+    targets a wrong category. A right category with a wrong or missing reason is not right.
+    """
+
+    kind = "classification_why"
+
+    def __init__(
+        self,
+        chapter: str,
+        name: str,
+        *,
+        reasons: Vocabulary,
+        reason_of: dict[str, str],
+        reason_feedback: dict[tuple[str, str], Text] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(chapter, name, **kwargs)
+        self.reasons = reasons
+        self.reason_of = dict(reason_of)
+        self.reason_feedback_for = set(reason_feedback or {})
+        self._add_texts({f"why.{i}.{r}": text for (i, r), text in (reason_feedback or {}).items()})
+        if set(self.reason_of) != set(self.expected):
+            raise ValueError(f"exercise {chapter}.{name}: every item needs its reason")
+        for reason in self.reason_of.values():
+            if reason not in reasons.ids:
+                raise ValueError(f"exercise {chapter}.{name}: {reason!r} is not in {reasons.group}")
+
+    def model_answer(self) -> dict[str, Any]:
+        return {item: (category, self.reason_of[item]) for item, category in self.expected.items()}
+
+    def kind_data(self) -> dict[str, Any]:
+        data = super().kind_data()
+        for item, entry in data["items"].items():
+            entry["reason"] = self.reason_of[item]
+            feedback = {
+                r: dict(self._texts[f"why.{i}.{r}"]) for i, r in self.reason_feedback_for if i == item
+            }
+            if feedback:
+                entry["reason_feedback"] = feedback
+        data["reasons"] = self.reasons.group
+        return data
+
+    @classmethod
+    def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
+        group = data.pop("reasons")
+        if group not in context.vocabularies:
+            raise ValueError(f"no vocabulary {group!r}; known: {sorted(context.vocabularies)}")
+        reason_of: dict[str, str] = {}
+        reason_feedback: dict[tuple[str, str], Text] = {}
+        items: dict[str, Any] = {}
+        for item, entry in data.pop("items").items():
+            entry = dict(entry)
+            reason_of[item] = entry.pop("reason")
+            for reason, text in entry.pop("reason_feedback", {}).items():
+                reason_feedback[(item, reason)] = text
+            items[item] = entry
+        data["items"] = items
+        kwargs = super().data_kwargs(data, context)
+        kwargs.update(
+            reasons=context.vocabularies[group], reason_of=reason_of, reason_feedback=reason_feedback
+        )
+        return kwargs
+
+    def question_text(self) -> str:
+        lines = [self.text("question"), ""]
+        lines += [f"- `{item}`: {self.text(f'item.{item}')}" for item in self.expected]
+        lines += [
+            "",
+            t("lessons.reasoned.choices", choices=self.vocabulary.choices(), reasons=self.reasons.choices()),
+        ]
+        return "\n".join(lines)
+
+    def template(self) -> str:
+        body = "".join(f'    "{item}": (..., ...),\n' for item in self.expected)
+        return f"{self.variable} = {{\n{body}}}"
+
+    def solution_code(self) -> str:
+        body = "".join(
+            f'    "{item}": ("{category}", "{self.reason_of[item]}"),\n'
+            for item, category in self.expected.items()
+        )
+        return f"{self.variable} = {{\n{body}}}"
+
+    def evaluate(self, answer: Any) -> list[str]:
+        if not isinstance(answer, dict):
+            return [t("lessons.items.not_a_dict", kind=type(answer).__name__, name=self.name)]
+        if all(is_blank(value) or value == (..., ...) for value in answer.values()):
+            raise NotAttempted
+        known = ", ".join(repr(item) for item in self.expected)
+        problems = [t("lessons.items.unknown", item=k, known=known) for k in answer if k not in self.expected]
+        missing: list[str] = []
+        right = 0
+        for item, expected in self.expected.items():
+            value = answer.get(item)
+            pair = tuple(value) if isinstance(value, list | tuple) else (value, ...)
+            if len(pair) != 2 or all(is_blank(part) for part in pair):
+                if len(pair) != 2:
+                    problems.append(t("lessons.reasoned.not_a_pair", item=item, given=value))
+                else:
+                    missing.append(item)
+                continue
+            given, why = self.vocabulary.read(pair[0]), self.reasons.read(pair[1])
+            if given is None:
+                choices = self.vocabulary.choices()
+                problems.append(t("lessons.items.unreadable", item=item, given=pair[0], choices=choices))
+            elif given != expected:
+                if (item, given) in self.feedback_for:
+                    problems.append(self.text(f"feedback.{item}.{given}"))
+                else:
+                    label, meaning = self.vocabulary.label(given), self.vocabulary.meaning(given)
+                    problems.append(t("lessons.items.wrong", item=item, given=label, meaning=meaning))
+            elif is_blank(pair[1]):
+                problems.append(t("lessons.reasoned.no_reason", item=item, choices=self.reasons.choices()))
+            elif why is None:
+                choices = self.reasons.choices()
+                problems.append(t("lessons.items.unreadable", item=item, given=pair[1], choices=choices))
+            elif why != self.reason_of[item]:
+                if (item, why) in self.reason_feedback_for:
+                    problems.append(self.text(f"why.{item}.{why}"))
+                else:
+                    label, meaning = self.reasons.label(why), self.reasons.meaning(why)
+                    category = self.vocabulary.label(given)
+                    problems.append(
+                        t(
+                            "lessons.reasoned.wrong_reason",
+                            item=item,
+                            category=category,
+                            given=label,
+                            meaning=meaning,
+                        )
+                    )
+            else:
+                right += 1
         if missing:
             problems.append(t("lessons.items.missing", items=", ".join(repr(item) for item in missing)))
         if problems:

@@ -23,7 +23,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ._answers import Classification, MultipleChoice, ShortAnswer, Vocabulary
+from ._answers import Classification, MultipleChoice, ReasonedClassification, ShortAnswer, Vocabulary
 from ._exercise import DataContext, Exercise
 from ._toolcheck import ToolExercise
 
@@ -31,7 +31,8 @@ CONTENT = Path(__file__).with_name("content")
 """Where the lessons' data files are (they ship in the wheel, inside the package)."""
 
 KINDS: dict[str, type[Exercise]] = {
-    cls.kind: cls for cls in (Classification, MultipleChoice, ShortAnswer, ToolExercise)
+    cls.kind: cls
+    for cls in (Classification, ReasonedClassification, MultipleChoice, ShortAnswer, ToolExercise)
 }
 """The kinds of exercise every chapter may use; a chapter adds its own (`load_exercises`)."""
 

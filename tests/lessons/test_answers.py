@@ -55,7 +55,7 @@ def answer_of(exercise: Exercise, case: dict[str, Any]) -> Any:
     """The answer a case gives, in the form ``check`` takes."""
     if "change" in case:
         assert isinstance(exercise, Classification)
-        return {**exercise.expected, **case["change"]}
+        return {**exercise.model_answer(), **case["change"]}
     answer = case["answer"]
     if isinstance(exercise, MultipleChoice) and isinstance(answer, str):
         return answer.format_map({option: exercise.letter_of(option) for option in exercise.ids})
