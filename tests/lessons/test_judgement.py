@@ -108,3 +108,26 @@ def test_the_reasoned_kind_round_trips_through_its_data() -> None:
     assert data["kind"] == "classification_why" and data["reasons"] == "controllers"
     assert data["items"]["log_tail"]["reason"] == "application"
     assert "user" in data["items"]["log_tail"]["reason_feedback"]
+
+
+GIVEAWAYS = {
+    "ko": ("실행 계획", "매출", "스키마", "쿼리"),
+    "en": ("execution plan", "revenue", "schema", "query"),
+}
+"""What chapter 00's q3 situations are about: the prose just before it teaches the idea on another
+example, so that answering is a judgement, not a recall of the paragraph above."""
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_the_example_before_a_judgement_does_not_answer_it(language: str) -> None:
+    cells = _content.cells_data("00")["notebook"][0]["cell"]
+    heading = {"ko": "### 서버 하나에 셋이 함께 있을 때", "en": "### When all three live in one server"}[
+        language
+    ]
+    (prose,) = [
+        cell["markdown"][language]
+        for cell in cells
+        if isinstance(cell.get("markdown"), dict) and heading in str(cell["markdown"].get(language, ""))
+    ]
+    for word in GIVEAWAYS[language]:
+        assert word not in prose.lower(), f"{word!r} in the example just before 00 q3"
