@@ -119,6 +119,8 @@ async def test_the_panel_lists_running_tasks_with_cancel_and_the_activity_log_th
         assert done.status == "cancelled" and "notebook" in (done.status_message or "")
         assert until(tools.stopped.is_set, timeout=10)
         assert until(lambda: panel.tasks.rows.children == ())
+        # The call's record is written as the cancelled run ends, which the panel's row may precede.
+        assert until(lambda: any(r.method == "tools/call" and r.tool == "training" for r in server.calls))
         record = next(r for r in server.calls if r.method == "tools/call" and r.tool == "training")
         line = html.unescape(render_row(record))
         assert f"task {created.task_id[:8]}: created +" in line and "→ cancelled +" in line
