@@ -218,7 +218,9 @@ class ServerHandle:
     @property
     def pending(self) -> list[ApprovalRequest]:
         """Calls waiting for a person: ``srv.pending[0].approve()`` / ``.deny()`` / ``.always_allow()``."""
-        return list(self._tools.approval.pending)
+        # A decided request leaves the gate's list a moment after its decision (when its waiting
+        # call wakes): it is no longer waiting for anybody, so it is not listed.
+        return [request for request in list(self._tools.approval.pending) if request.pending]
 
     def stop(self) -> None:
         """Stop serving and free the port. Does nothing if already stopped."""
