@@ -203,7 +203,7 @@ def test_an_outside_style_connection_is_not_reused_for_the_notebooks_own_calls(
         "result": 3
     }
     # Then as the notebook itself: must not ride on that connection, or it would wait for approval.
-    assert mcp_notebook.call("delete_row", {"row": 9}, timeout=4).text == "deleted 9"
+    assert mcp_notebook.call("delete_row", {"row": 9}, timeout=30).text == "deleted 9"
 
 
 # -- waiting for a person: keep-alive, time left, what the model is told --------------------------------------

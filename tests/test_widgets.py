@@ -107,11 +107,13 @@ def test_panel_shows_calls_waiting_before_it_was_made(catalogue: Catalogue) -> N
 def test_decide_in_a_real_kernel_with_the_message_a_browser_sends(
     button: str | None, expected: str, decision: str
 ) -> None:
+    # Nobody clicking is proven by a short wait; a click must not race it on a busy machine.
+    timeout = 2 if button is None else 60
     kernel = Kernel()
     try:
         kernel.run(
             textwrap.dedent(
-                '''
+                f'''
                 %load_ext mcp_notebook
                 import mcp_notebook
                 from mcp_notebook import tool
@@ -119,9 +121,9 @@ def test_decide_in_a_real_kernel_with_the_message_a_browser_sends(
                 @tool(destructive=True)
                 def wipe(table: str) -> str:
                     """Delete every row of a table."""
-                    return f"wiped {table}"
+                    return f"wiped {{table}}"
 
-                srv = mcp_notebook.serve(approval_timeout=2)
+                srv = mcp_notebook.serve(approval_timeout={timeout})
                 display(srv.panel())
                 '''
             )
