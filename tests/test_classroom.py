@@ -85,3 +85,23 @@ def test_the_install_enables_the_jupyter_server_extension() -> None:
     assert json.loads((ROOT / source).read_text()) == {
         "ServerApp": {"jpserver_extensions": {"mcp_notebook.jupyter": True}}
     }
+
+
+def test_what_a_stage_removes_after_installing_belongs_to_the_user_that_removes_it() -> None:
+    """docker-stacks images build as the notebook user: a root-owned copy could not be removed.
+
+    The hub image's Python belongs to root, so that stage installs as root and then hands the image
+    back to the unprivileged user the chart runs it as.
+    """
+    text = (KIT / "Dockerfile").read_text()
+    stages = dict(re.findall(r"^FROM \S+ AS (\w+)\n(.*?)(?=^FROM |\Z)", text, re.MULTILINE | re.DOTALL))
+    for name, body in stages.items():
+        user = "root" if name == "wheel" else "notebook user"
+        for line in body.replace("\\\n", " ").splitlines():
+            if line.startswith("USER "):
+                user = "root" if line.split()[1] in ("root", "0") else "notebook user"
+            elif line.startswith("COPY ") and user != "root":
+                removed = line.split()[-1]
+                if f"rm -rf {removed}" in body:
+                    assert "--chown=${NB_UID}:${NB_GID}" in line, f"{name}: {line}"
+        assert user == "notebook user" or name == "wheel", f"{name} ends as root"
