@@ -49,6 +49,16 @@ SAYS = {
         {"ko": "설계 의도", "en": "design intent"},
         {"ko": "직접 고를 때만 쓰입니다", "en": "only when the user picks"},
     ),
+    "who calls a tool is design intent too, not the model on its own": (
+        "00",
+        {"ko": "대화를 보고 부르도록(모델 제어)", "en": "designed to be called by the model"},
+        {"ko": "알아서 부르고", "en": "called by the model on its own"},
+    ),
+    "primitive named as the glossary names it": (
+        "00",
+        {"ko": "기본 요소(primitive)", "en": "primitives"},
+        {"ko": "기능(primitive)", "en": "\u0000"},
+    ),
     "SEP-1303 clarified an ambiguity": (
         "04",
         {"ko": "모호함을 푼 것", "en": "a clarification rather than a new rule"},
