@@ -129,6 +129,45 @@ async def test_the_panel_lists_running_tasks_with_cancel_and_the_activity_log_th
 
 
 @pytest.mark.anyio
+async def test_the_activity_log_shows_a_tasks_polls_as_one_row_until_its_status_changes(
+    server: Any, tools: Tools
+) -> None:
+    from tests.tasks_client import cancel_task, get_task, until_status
+
+    panel = ServerPanel(server)
+    try:
+        async with connect(server, "auto", extensions=[TasksExtension()]) as client:
+            created = await client.session.call_tool("training", {}, allow_claimed=True)
+            for _ in range(5):  # a client polling a task that is still working
+                assert (await get_task(client.session, created.task_id)).status == "working"
+            # A request's record reaches the log as its answer goes out: wait for the fifth.
+            assert until(lambda: panel.activity.flush() or "polled 5 times" in panel.activity.value)
+            rows = html.unescape(panel.activity.value).split("<details")[1:]
+            polls = [row for row in rows if "tasks/get" in row]
+            assert len(polls) == 1 and "polled 5 times, nothing new" in polls[0], polls
+            await cancel_task(client.session, created.task_id)
+            await until_status(client.session, created.task_id, "cancelled")
+            assert (await get_task(client.session, created.task_id)).status == "cancelled"
+
+        def rows_now() -> list[str]:
+            panel.activity.flush()
+            return html.unescape(panel.activity.value).split("<details")[1:]
+
+        # The last poll's record reaches the log as its answer goes out: wait for it.
+        assert until(lambda: '"status": "cancelled"' in [r for r in rows_now() if "tasks/get" in r][-1])
+        rows = rows_now()
+        # News (the task was cancelled) starts a row of its own: the five quiet polls stay counted.
+        polls = [row for row in rows if "tasks/get" in row]
+        assert len(polls) >= 2 and "polled 5 times, nothing new" in polls[0]
+        assert '"status": "cancelled"' in polls[-1] and '"status": "cancelled"' not in polls[0]
+        assert until(tools.stopped.is_set, timeout=10)
+        # The call's own row comes when its run ends (its record is written then), polls or not.
+        assert until(lambda: panel.activity.flush() or "tools/call" in panel.activity.value)
+    finally:
+        panel.close()
+
+
+@pytest.mark.anyio
 async def test_the_audit_log_keeps_a_tasks_call_with_its_lifecycle_and_its_cancel(
     catalogue: Catalogue, tools: Tools, tmp_path: Any
 ) -> None:

@@ -32,6 +32,8 @@ class ActivityView(widgets.HTML):
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         super().__init__(f"<i>{html.escape(t('panel.no_activity'))}</i>")
         self._rows: deque[str] = deque(maxlen=max_entries)
+        self._last: tuple[Any, ...] | None = None  # what the newest row says, when it is a task's poll
+        self._repeats = 1
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -53,7 +55,15 @@ class ActivityView(widgets.HTML):
                     record = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                self._rows.append(render_row(record))
+                key = poll_key(record)
+                if key is not None and key == self._last and self._rows:
+                    # Another poll of a task that says nothing new: the newest row counts it and
+                    # shows the latest one (its wire), so polls never push real calls out of the log.
+                    self._repeats += 1
+                    self._rows[-1] = render_row(record, self._repeats)
+                else:
+                    self._last, self._repeats = key, 1
+                    self._rows.append(render_row(record))
                 added = True
             if added:
                 self.value = "".join(self._rows)
@@ -83,8 +93,22 @@ class ActivityView(widgets.HTML):
         super().close()
 
 
-def render_row(record: Any) -> str:
-    """One request as a collapsible HTML row: the summary line, then the wire both ways."""
+def poll_key(record: Any) -> tuple[Any, ...] | None:
+    """What a ``tasks/get`` answer says, to tell a poll with news (a new status) from one without.
+
+    A client polls a running task about once a second (`pollInterval`); a long task would fill the
+    log with identical lines. None for any other request: every other request keeps a row of its own.
+    """
+    if record.method != "tasks/get" or record.is_error or not isinstance(record.result, dict):
+        return None
+    return (record.client, record.protocol_version, record.tool, record.result.get("status"))
+
+
+def render_row(record: Any, repeats: int = 1) -> str:
+    """One request as a collapsible HTML row: the summary line, then the wire both ways.
+
+    `repeats`: how many polls of a task this row stands for (the newest shown).
+    """
     when = _dt.datetime.fromtimestamp(record.started).strftime("%H:%M:%S")
     arguments = json.dumps(record.arguments, ensure_ascii=False, default=str)
     if len(arguments) > 80:
@@ -97,6 +121,8 @@ def render_row(record: Any) -> str:
     )
     if getattr(record, "task", None):
         line += f" · {html.escape(lifecycle(record.task))}"
+    if repeats > 1:
+        line += f" · <i>{html.escape(t('activity.polled', count=repeats))}</i>"
     # The wire view learners need: what went over the connection, both ways.
     details = json.dumps(record.wire(), ensure_ascii=False, indent=2, default=str)
     if len(details) > MAX_WIRE_CHARS:
