@@ -311,6 +311,30 @@ def test_uvicorn_with_a_bad_setting_exits_with_the_message(exported: Path) -> No
     assert "MCP_NOTEBOOK_MAX_REQUEST_BYTES: limits.max_request_bytes cannot be '4MB'" in done.stderr
 
 
+@pytest.mark.replicas
+@pytest.mark.parametrize("where", ["sqlite", "redis"])
+def test_a_store_that_cannot_work_stops_the_app_at_start_saying_why(
+    exported: Path, tmp_path: Path, where: str
+) -> None:
+    """Not a server that answers one era and fails the other's calls later, as the store opens."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    store = f"sqlite:///{a_file / 'state.sqlite3'}" if where == "sqlite" else "redis://127.0.0.1:1/0"
+    environ = service_environ(exported, store)
+    done = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "app:app", "--port", "0"],
+        cwd=exported,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    assert "cannot be used" in said and "the app does not start" in said, said
+    assert "Traceback" not in said  # one line saying why, not a stack
+
+
 # -- OAuth 2.1 resource server -------------------------------------------------------------------
 
 

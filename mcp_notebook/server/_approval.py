@@ -218,6 +218,9 @@ class ApprovalPolicy:
     unattended_message:
         The message key for a call declined because nobody can approve it (``answered_in`` None):
         headless ``mcp-notebook serve`` and an exported app give different ways out.
+    tool_exemptions:
+        Whether a tool's own ``approval="never"`` exempts it (True). An exported app sets False:
+        its operator, not the notebook's author, decides what runs unattended beyond read-only tools.
     """
 
     def __init__(self, mode: str = "ask", timeout: float = 120.0, progress_every: float = 10.0) -> None:
@@ -228,6 +231,7 @@ class ApprovalPolicy:
         self.progress_every = progress_every
         self.answered_in: AnsweredIn = "server"
         self.unattended_message = "approval.unattended"
+        self.tool_exemptions = True
         self.allowed = AllowedTools()
         self.pending: list[ApprovalRequest] = []
         self.listeners: list[Callable[[ApprovalRequest], None]] = []
@@ -240,7 +244,7 @@ class ApprovalPolicy:
         """Whether a call of `tool` by `client` (an identity) waits for a person."""
         if local or self.allowed.permits(client, tool):
             return False
-        if override is not None:
+        if override == "always" or (override == "never" and (self.tool_exemptions or read_only)):
             return override == "always"
         if self.mode == "auto":
             return False

@@ -64,7 +64,7 @@ def tool_server(
         shared_limits=shared,
     )
     rounds = StoredRounds(guards.store, name) if shared else None
-    return ToolServer(
+    server = ToolServer(
         catalogue,
         runner,
         page_size=page_size,
@@ -79,6 +79,8 @@ def tool_server(
         rounds=rounds,
         task_ttl=task_ttl,
     )
+    server.tasks.shared = shared  # a task may be cancelled or answered through another process
+    return server
 
 
 def http_app(

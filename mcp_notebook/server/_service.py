@@ -19,14 +19,17 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import anyio
 from starlette.types import Receive, Scope, Send
 
 from ..core._catalogue import Catalogue, default_catalogue
 from ..core._identity import Identities
 from ..core._secrets import new_token
+from ..core._store import Scope as StateScope
 from ..core._store_url import serve_store_as
 from ..core._text import t
 from ..runtime._execution import KernelPump, ToolRunner
@@ -99,6 +102,9 @@ class ServiceApp:
         approval = ApprovalPolicy("auto" if config.approval == "auto" else "ask")
         approval.answered_in = None  # nobody watches: what needs a person is refused at once, saying so
         approval.unattended_message = "service.approval_refused"  # the way out is the operator's allow list
+        # A tool's own approval="never" exempts it in a notebook, where its author watches; a service
+        # runs only what is read-only or what its operator allowed by name.
+        approval.tool_exemptions = False
         identities = Identities(config.owner_token or new_token())  # no owner token: one nobody knows
         for client, token in config.clients.items():
             identities.add(client, token=token)
@@ -144,17 +150,58 @@ class ServiceApp:
         if scope["type"] != "lifespan":
             await self._app(scope, receive, send)
             return
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            try:
+                self.check_store()
+            except ServiceConfigError as exc:
+                # Said as one line of the log, not as a traceback: uvicorn then exits saying so.
+                logger.error("%s", exc, extra={"fields": {"event": "start_failed"}})
+                await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                return
+            self.started()
+        replay = [message]
 
-        async def told(message_source: Receive = receive) -> Any:
-            message = await message_source()
-            if message["type"] == "lifespan.startup":
-                self.started()
-            return message
+        async def told() -> Any:
+            return replay.pop() if replay else await receive()
 
         try:
-            await self._app(scope, told, send)
+            async with anyio.create_task_group() as group:
+                # Calls that become tasks run in the task manager's group for as long as the app
+                # runs: they outlive the request that started them (as in a kernel's server).
+                await group.start(self.tools.tasks.run)
+                try:
+                    await self._app(scope, told, send)
+                finally:
+                    self.tools.tasks.stop()
         finally:
             self.tools.close()
+
+    def check_store(self) -> None:
+        """Write, read and delete one entry: a store that cannot work stops the app at start.
+
+        The store opens on first use; without this, a wrong path or an unreachable Redis would
+        show only as failed calls, in one era and not the other.
+        """
+        probe = StateScope(self.config.name, "start-check")
+        key = uuid.uuid4().hex
+        try:
+            store = self.tools.guards.store()  # opened now: opening fails for a folder that is not there
+            store.put("start-check", probe, key, True, ttl=60)
+            seen = store.get("start-check", probe, key)
+            store.delete("start-check", probe, key)
+        except Exception as exc:  # any failure of the store's own library: say it, then stop
+            raise ServiceConfigError(
+                t("service.store_unusable", store=shown_store(self.config.store), problem=_problem(exc))
+            ) from exc
+        if seen is not True:
+            raise ServiceConfigError(
+                t(
+                    "service.store_unusable",
+                    store=shown_store(self.config.store),
+                    problem=t("service.store_lost_value"),
+                )
+            )
 
     def started(self) -> None:
         """Set up the logs and say how this app serves (once per worker process, at its start)."""
@@ -193,3 +240,8 @@ class ServiceApp:
             )
         if not config.state_keys:
             logger.warning("%s", t("service.process_key"), extra={"fields": {"event": "request_state_key"}})
+
+
+def _problem(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text if text.endswith(".") else f"{text}."

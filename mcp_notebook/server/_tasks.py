@@ -191,6 +191,12 @@ class TaskRun:
         async with self._saving:
             record = self.snapshot()
             self._saved_at = self.manager.book.now()
+            if not record.terminal and self.manager.shared:
+                # Another process sharing the store may have cancelled or answered it since: take that
+                # in rather than write over it (the last writer would otherwise lose the cancel).
+                stored = await anyio.to_thread.run_sync(self.manager.book.load, record.owner, record.task_id)
+                if self.manager.took_in(self, stored):
+                    record = self.snapshot()
             write = self.manager.book.ended if record.terminal else self.manager.book.save
             await anyio.to_thread.run_sync(write, record)
 
@@ -225,6 +231,10 @@ class TaskManager:
         self.promote_after = 0.5
         self.max_per_identity = 128
         self.cancel_grace = 5.0
+        # Other processes share the store (an exported app's workers and replicas): a task's record
+        # may be cancelled or answered through them, so it is read before it is written, and checked
+        # every second rather than at each heartbeat.
+        self.shared = False
         self.runs: dict[str, TaskRun] = {}
         self.listeners: list[Listener] = []
         self._group: anyio.abc.TaskGroup | None = None
@@ -539,18 +549,11 @@ class TaskManager:
             for run in [r for r in list(self.runs.values()) if r.promoted and not r.record.terminal]:
                 task_id = run.record.task_id
                 due = now - renewed.get(task_id, run.record.created) >= HEARTBEAT
-                if not due and run.record.status != INPUT_REQUIRED:
+                if not due and not self.shared and run.record.status != INPUT_REQUIRED:
                     continue
                 try:
                     stored = await anyio.to_thread.run_sync(self.book.load, run.record.owner, task_id)
-                    if stored is not None and stored.status == CANCELLED and not run.record.terminal:
-                        self._end(
-                            run, CANCELLED, stored.message or t("task.cancelled")
-                        )  # cancelled elsewhere
-                        self._stop_work(run)
-                        due = True
-                    elif stored is not None and stored.responses:
-                        run.answer(stored.responses)
+                    if self.took_in(run, stored):
                         due = True
                     if due:
                         renewed[task_id] = now
@@ -559,6 +562,22 @@ class TaskManager:
                     logger.warning("could not renew task %s", task_id, exc_info=True)
             for task_id in [key for key in renewed if key not in self.runs]:
                 del renewed[task_id]
+
+    def took_in(self, run: TaskRun, stored: TaskRecord | None) -> bool:
+        """Take in what another process left in `run`'s stored record: a cancel, or answers."""
+        if stored is None or run.record.terminal:
+            return False
+        if stored.status == CANCELLED:
+            self._end(run, CANCELLED, stored.message or t("task.cancelled"))  # cancelled elsewhere
+            with run.lock:
+                run.record.cancelled_by = stored.cancelled_by
+            self._stop_work(run)
+            self._tell(run)
+            return True
+        if stored.responses:
+            run.answer(stored.responses)
+            return True
+        return False
 
 
 def progress_text(value: float, total: float | None, message: str | None) -> str:
