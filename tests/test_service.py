@@ -254,6 +254,7 @@ TOKEN = {"MCP_NOTEBOOK_TOKEN": "owner-" + "o" * 30}
         ({"MCP_NOTEBOOK_LOG_FORMAT": "xml"}, ["MCP_NOTEBOOK_LOG_FORMAT", 'format = "json"']),
         ({"MCP_NOTEBOOK_OAUTH_ISSUER": "https://login.example.com"}, ["oauth.jwks_url", "MCP_NOTEBOOK_OAUTH_JWKS_URL"]),
         ({"MCP_NOTEBOOK_TOKEN": ""}, ["Nobody could call this app", "MCP_NOTEBOOK_CLIENTS_FILE"]),
+        ({"MCP_NOTEBOOK_TOKEN": "short"}, ["MCP_NOTEBOOK_TOKEN", "has 5 characters", "at least 16"]),
     ],
 )  # fmt: skip
 def test_a_bad_setting_stops_the_app_saying_where_and_what_to_write(
@@ -263,6 +264,20 @@ def test_a_bad_setting_stops_the_app_saying_where_and_what_to_write(
         load_config({}, environ={**TOKEN, **environ})
     for part in expected:
         assert part in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("environ", "audit"),
+    [
+        ({}, "-"),
+        ({"MCP_NOTEBOOK_AUDIT_LOG": ""}, ""),  # set empty: an operator turning audit lines off
+        ({"MCP_NOTEBOOK_AUDIT_LOG": "off"}, ""),
+        ({"MCP_NOTEBOOK_AUDIT_LOG": "None"}, ""),
+        ({"MCP_NOTEBOOK_AUDIT_LOG": "/var/log/mcp/audit.jsonl"}, "/var/log/mcp/audit.jsonl"),
+    ],
+)
+def test_the_audit_log_can_be_turned_off_from_the_environment(environ: dict[str, str], audit: str) -> None:
+    assert load_config({}, environ={**TOKEN, **environ}).audit_log == audit
 
 
 def test_secrets_stay_out_of_the_config_file_and_away_from_other_users(tmp_path: Path) -> None:
@@ -333,6 +348,31 @@ def test_a_store_that_cannot_work_stops_the_app_at_start_saying_why(
     assert done.returncode != 0, said
     assert "cannot be used" in said and "the app does not start" in said, said
     assert "Traceback" not in said  # one line saying why, not a stack
+
+
+@pytest.mark.replicas
+def test_the_app_tells_clients_it_is_an_app_and_where_tokens_come_from(exported: Path) -> None:
+    """Not a live notebook whose token is ``srv.token``: nobody who calls a service has a kernel."""
+    from tests.conftest import INITIALIZE
+    from tests.test_replicas import token_of
+
+    replica = Replica(exported, service_environ(exported, f"sqlite:///{exported / 'speaks.sqlite3'}"))
+    try:
+        with httpx2.Client(timeout=30) as http:
+            accept = {"Accept": "application/json, text/event-stream"}
+            refused = http.post(replica.url, json=INITIALIZE, headers=accept)
+            answer = http.post(
+                replica.url,
+                json=INITIALIZE,
+                headers={**accept, "Authorization": f"Bearer {token_of('client01')}"},
+            )
+    finally:
+        replica.stop()
+    said = refused.json()["error"]["message"]
+    assert refused.status_code == 401 and "operator" in said and "srv.token" not in said
+    result = reply(answer)["result"]
+    assert "notebook is edited" not in result["instructions"] and "operator" in result["instructions"]
+    assert result["serverInfo"]["title"] == "Notebook tools, served as an app"
 
 
 # -- OAuth 2.1 resource server -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ..runtime._execution import ToolRunner
 from ._approval import ApprovalPolicy
 from ._audit import default_audit_path
 from ._guardrails import Guardrails
-from ._protocol import ToolServer
+from ._protocol import INSTRUCTIONS, TITLE, ToolServer
 from .http._gate import build_app
 from .http._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 
@@ -46,6 +46,8 @@ def tool_server(
     max_output_chars: int = 1_000_000,
     audit_log: str | os.PathLike[str] | Literal[False] | None = None,
     task_ttl: float = DEFAULT_TTL,
+    title: str = TITLE,
+    instructions: str = INSTRUCTIONS,
 ) -> ToolServer:
     """The protocol server over `catalogue`, with its guardrails, store, audit log and rounds.
 
@@ -55,6 +57,7 @@ def tool_server(
     ``requestState`` (the first seals, all open); none: a key of this process.
     `audit_log`: a file, ``"-"`` for stdout, ``False`` for none, None for the default file.
     `task_ttl`: seconds a finished task and its result stay readable.
+    `title`, `instructions`: what the server tells clients it is (a live notebook, by default).
     """
     guards = Guardrails(
         max_output_chars=max_output_chars,
@@ -78,6 +81,8 @@ def tool_server(
         request_state_keys=request_state_keys,
         rounds=rounds,
         task_ttl=task_ttl,
+        title=title,
+        instructions=instructions,
     )
     server.tasks.shared = shared  # a task may be cancelled or answered through another process
     return server
@@ -92,8 +97,12 @@ def http_app(
     max_body: int | None = None,
     hosts: Iterable[str] = (),
     oauth: Any = None,
+    unauthorized: str = "http.unauthorized",
 ) -> ASGIApp:
-    """The server's ASGI app: the SDK's Streamable HTTP app behind the gate (`http._gate.build_app`)."""
+    """The server's ASGI app: the SDK's Streamable HTTP app behind the gate (`http._gate.build_app`).
+
+    `unauthorized`: the message key of the 401 answer (where the token comes from differs).
+    """
     return build_app(
         tools.sdk,
         identities=tools.identities,
@@ -105,4 +114,5 @@ def http_app(
         max_sessions=max_sessions,
         hosts=hosts,
         oauth=oauth,
+        unauthorized=unauthorized,
     )

@@ -64,9 +64,16 @@ from .http._gate import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 
+TITLE = "Jupyter notebook tools"
 INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
     "and the list changes while the notebook is edited: re-list tools when notified."
+)
+# An exported app: the same tools, fixed for as long as the app runs, with nobody watching.
+SERVICE_TITLE = "Notebook tools, served as an app"
+SERVICE_INSTRUCTIONS = (
+    "Tools exported from a notebook and served as an app. Tools that change things run only if the "
+    "app's operator allowed them; a refused call says so and should not be retried."
 )
 
 
@@ -113,6 +120,8 @@ class ToolServer:
         request_state_keys: Sequence[bytes] = (),
         rounds: RoundLedger | None = None,
         task_ttl: float = DEFAULT_TTL,
+        title: str = TITLE,
+        instructions: str = INSTRUCTIONS,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -181,8 +190,8 @@ class ToolServer:
         self.sdk = _NotebookServer(
             name,
             version=__version__,
-            title="Jupyter notebook tools",
-            instructions=INSTRUCTIONS,
+            title=title,
+            instructions=instructions,
             cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
             get_tool_input_schema=self._input_schema,
             on_list_tools=observed("tools/list", self._list_tools),

@@ -35,6 +35,7 @@ from ..core._text import t
 from ..runtime._execution import KernelPump, ToolRunner
 from ._approval import ApprovalPolicy
 from ._assembly import http_app, tool_server
+from ._protocol import SERVICE_INSTRUCTIONS, SERVICE_TITLE
 from ._service_config import ServiceConfig, ServiceConfigError, load_config, shown_store
 from ._service_log import setup_logging
 from ._session_state import SessionRecords
@@ -121,6 +122,8 @@ class ServiceApp:
             result_limit=config.result_limit,
             max_output_chars=config.max_output_chars,
             audit_log=config.audit_log or False,
+            title=SERVICE_TITLE,
+            instructions=SERVICE_INSTRUCTIONS,
         )
         for name in config.allow:
             approval.allowed.add(name)  # for every client, as the tool is defined now
@@ -144,6 +147,7 @@ class ServiceApp:
             max_body=config.max_request_bytes,
             hosts=config.hosts,
             oauth=oauth,
+            unauthorized="service.unauthorized",
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -178,7 +178,8 @@ SETTINGS: dict[str, tuple[str, str, Callable[[Any], Any], str]] = {
     "audit_log": (
         "log.audit",
         "MCP_NOTEBOOK_AUDIT_LOG",
-        lambda v: v if isinstance(v, str) else None,
+        # "-": stdout; "off" (or "none", or the variable set empty): no audit lines; else a file.
+        lambda v: ("" if v.strip().lower() in ("", "off", "none") else v) if isinstance(v, str) else None,
         'audit = "-"',
     ),
     "oauth_issuer": (
@@ -245,7 +246,9 @@ def load_config(
         raw.update(_read_file(Path(path)))
         sources.append(str(path))
     for key, (_, variable, _, _) in SETTINGS.items():
-        if env.get(variable, "").strip():
+        # An empty variable counts as unset, but for the audit log, where empty says "none" (an
+        # operator turning audit lines off), as the TOML's ``audit = ""`` does.
+        if env.get(variable, "").strip() or (variable == "MCP_NOTEBOOK_AUDIT_LOG" and variable in env):
             raw[key] = (env[variable], variable)
             sources.append(variable)
     values: dict[str, Any] = {}
@@ -319,6 +322,10 @@ def _build(
         ) from None
     clients = _read_clients(get("clients_file"), where("clients_file")) if "clients_file" in values else {}
     owner = _secret_from(env, "MCP_NOTEBOOK_TOKEN", get("token_file"), where("token_file"))
+    if owner is not None and (len(owner) < 16 or any(ch.isspace() for ch in owner)):
+        # The owner token opens everything: held to the clients' rule at least.
+        source = "MCP_NOTEBOOK_TOKEN" if env.get("MCP_NOTEBOOK_TOKEN", "").strip() else where("token_file")
+        raise ServiceConfigError(t("service.owner_token_short", where=source, got=len(owner)))
     keys = _state_keys(env, get("state_key_file"), where("state_key_file"))
     if not keys and is_shared(store):
         raise ServiceConfigError(t("service.no_state_key", store=_shown(store)))

@@ -127,8 +127,10 @@ class Gate:
         hung_up: Callable[[str, str], None] | None = None,
         addresses: AddressCheck | None = None,
         oauth: BearerCheck | None = None,
+        unauthorized: str = "http.unauthorized",
     ) -> None:
         self.app = app
+        self.unauthorized = unauthorized  # the 401's message key: a notebook's and a service's differ
         self.identities = identities
         self.oauth = oauth
         self.max_body = max_body
@@ -202,7 +204,7 @@ class Gate:
             payload = {
                 "jsonrpc": "2.0",
                 "id": None,
-                "error": {"code": -32001, "message": t("http.unauthorized")},
+                "error": {"code": -32001, "message": t(self.unauthorized)},
             }
             await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
         elif not self.addresses.host_ok(host):
@@ -486,6 +488,7 @@ def build_app(
     max_sessions: int = DEFAULT_PER_IDENTITY,
     hosts: Iterable[str] = (),
     oauth: Any = None,
+    unauthorized: str = "http.unauthorized",
 ) -> ASGIApp:
     """A fresh ASGI app (the SDK's session manager can run only once per app).
 
@@ -528,4 +531,5 @@ def build_app(
         hung_up=sessions.client_gone,
         addresses=AddressCheck(host, hosts),
         oauth=oauth,
+        unauthorized=unauthorized,
     )
