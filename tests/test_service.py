@@ -245,13 +245,13 @@ TOKEN = {"MCP_NOTEBOOK_TOKEN": "owner-" + "o" * 30}
 @pytest.mark.parametrize(
     ("environ", "expected"),
     [
-        ({"MCP_NOTEBOOK_MAX_SESSIONS": "many"}, ["MCP_NOTEBOOK_MAX_SESSIONS", "'many'", "max_sessions = 32"]),
-        ({"MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT": "-5"}, ["MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT", "session_idle_timeout = 600"]),
+        ({"MCP_NOTEBOOK_MAX_SESSIONS": "many"}, ["MCP_NOTEBOOK_MAX_SESSIONS", "'many'", "a whole number above 0", "MCP_NOTEBOOK_MAX_SESSIONS=32"]),
+        ({"MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT": "-5"}, ["MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT", "seconds above 0", "MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT=600"]),
         ({"MCP_NOTEBOOK_STORE": "postgres://db/x"}, ["MCP_NOTEBOOK_STORE", "does not name a store", "redis://host:6379/0"]),
         ({"MCP_NOTEBOOK_STORE": "redis://cache:6379/0"}, ["shared by replicas", "MCP_NOTEBOOK_STATE_KEY", "secrets.token_urlsafe(32)"]),
         ({"MCP_NOTEBOOK_STATE_KEY": "short"}, ["at least 32 characters; this one has 5"]),
-        ({"MCP_NOTEBOOK_APPROVAL": "ask"}, ["MCP_NOTEBOOK_APPROVAL", "'ask'", 'mode = "unattended"']),
-        ({"MCP_NOTEBOOK_LOG_FORMAT": "xml"}, ["MCP_NOTEBOOK_LOG_FORMAT", 'format = "json"']),
+        ({"MCP_NOTEBOOK_APPROVAL": "ask"}, ["MCP_NOTEBOOK_APPROVAL", "'ask'", "one of 'unattended', 'auto'", "MCP_NOTEBOOK_APPROVAL=unattended"]),
+        ({"MCP_NOTEBOOK_LOG_FORMAT": "xml"}, ["MCP_NOTEBOOK_LOG_FORMAT", "MCP_NOTEBOOK_LOG_FORMAT=json"]),
         ({"MCP_NOTEBOOK_OAUTH_ISSUER": "https://login.example.com"}, ["oauth.jwks_url", "MCP_NOTEBOOK_OAUTH_JWKS_URL"]),
         ({"MCP_NOTEBOOK_TOKEN": ""}, ["Nobody could call this app", "MCP_NOTEBOOK_CLIENTS_FILE"]),
         ({"MCP_NOTEBOOK_TOKEN": "short"}, ["MCP_NOTEBOOK_TOKEN", "has 5 characters", "at least 16"]),

@@ -114,7 +114,31 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         return value if value in choices else None
 
+    check.choices = choices  # type: ignore[attr-defined]  # said when a value is not one of them
     return check
+
+
+def _rule(reader: Callable[[Any], Any]) -> str:
+    """What a setting read by `reader` must be, in one sentence."""
+    choices = getattr(reader, "choices", None)
+    if choices is not None:
+        return t("service.rule_choices", choices=", ".join(repr(choice) for choice in choices))
+    rules: dict[Any, str] = {
+        _positive_int: "service.rule_count",
+        _positive_seconds: "service.rule_seconds",
+        _words: "service.rule_words",
+    }
+    return t(rules.get(reader, "service.rule_text"))
+
+
+def _example(example: str, where: str) -> str:
+    """The example of a setting, written as its source takes it: TOML, or ``VARIABLE=value``."""
+    if not where.startswith("MCP_NOTEBOOK_"):
+        return example
+    value = example.split(" = ", 1)[1].strip()
+    if value.startswith("["):
+        value = ",".join(word.strip().strip('"') for word in value.strip("[]").split(","))
+    return f"{where}={value.strip(chr(34))}"
 
 
 # setting -> (TOML path, environment variable, reader, example)
@@ -256,8 +280,10 @@ def load_config(
         reader, example = SETTINGS[key][2], SETTINGS[key][3]
         checked = reader(value)
         if checked is None:
-            problem = t("service.bad_value", key=SETTINGS[key][0], got=repr(value)[:80])
-            raise ServiceConfigError(t("service.bad_setting", where=where, problem=problem, example=example))
+            problem = t("service.bad_value", key=SETTINGS[key][0], got=repr(value)[:80]) + " " + _rule(reader)
+            raise ServiceConfigError(
+                t("service.bad_setting", where=where, problem=problem, example=_example(example, where))
+            )
         values[key] = (checked, where)
     return _build(values, env, tuple(dict.fromkeys(sources)))
 
