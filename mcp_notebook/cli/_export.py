@@ -241,7 +241,12 @@ def _numbers(numbers: list[int]) -> str:
 def _fix(needed: dict[int, set[str]], cell: int) -> str:
     """Tag the cell mcp-skip; or, when the app needs the rest of the cell, move the line out."""
     keep = needed.get(cell)
-    return t("export.fix_move", names=", ".join(sorted(keep))) if keep else t("export.fix_skip")
+    if not keep:
+        return t("export.fix_skip")
+    names = sorted(keep)
+    # A set-up cell may give the app a dozen imports: the first few say which cell it is.
+    shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
+    return t("export.fix_move", names=shown)
 
 
 def _needed_by_the_app(codes: list[CellCode]) -> dict[int, set[str]]:
