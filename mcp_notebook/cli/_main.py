@@ -56,9 +56,13 @@ serve it without a kernel (pip install 'mcp-notebook[service]' for Redis and OAu
 the notebook's code cells in order, then `app = asgi_app(name=...)`; cells tagged `mcp-skip` (or
 starting with `# mcp: skip`) are left out, and so are set-up magics such as %load_ext.
 
-A cell that cannot run outside a kernel (a magic with an effect such as %mcp_serve or %pip, a shell
-command, get_ipython(), top-level await, widgets, the in-kernel server's API, a name only a skipped
-cell defines) is reported with its number, first line and the fix, and nothing is written.
+Every line that cannot run outside a kernel (a magic with an effect such as %mcp_serve or %pip, a
+shell command, get_ipython(), top-level await, widgets, the lessons' exercises, the in-kernel
+server's API, a name that only a skipped cell or a refused line defines, read at the top level or in
+a tool's body) is reported, all in one run, by cell and line with the reason and the fix, and
+nothing is written; so is a notebook with no tool, resource or prompt. A file a cell reads by a
+relative path is a warning: the app finds it only when started in the notebook's folder.
+-o never writes over the notebook nor any other .ipynb.
 Configure the app with a TOML file (MCP_NOTEBOOK_CONFIG) and MCP_NOTEBOOK_... variables: see the
 README, "Serving an exported app".
 """
