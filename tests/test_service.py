@@ -378,6 +378,37 @@ def test_the_app_tells_clients_it_is_an_app_and_where_tokens_come_from(exported:
     assert result["serverInfo"]["title"] == "Notebook tools, served as an app"
 
 
+@pytest.mark.replicas
+async def test_a_tools_exception_reaches_the_operators_log_with_its_traceback(tmp_path: Path) -> None:
+    """The client gets the error result; the operator, who has only the log, gets why."""
+    from mcp_notebook.cli._export import export_notebook
+
+    cells = [
+        "from mcp_notebook import tool",
+        '''@tool(read_only=True)
+def ratio(a: int, b: int) -> float:
+    """Divide a by b."""
+    return a / b''',
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
+    nbformat.write(notebook, tmp_path / "ratios.ipynb")
+    (tmp_path / "app.py").write_text(export_notebook(tmp_path / "ratios.ipynb"), encoding="utf-8")
+    environ = service_environ(
+        tmp_path, f"sqlite:///{tmp_path / 'state.sqlite3'}", MCP_NOTEBOOK_ALLOW_TOOLS=""
+    )
+    replica = Replica(tmp_path, environ)
+    try:
+        async with connect(replica.url, "client01", "2026-07-28") as client:
+            failed = await client.call_tool("ratio", {"a": 1, "b": 0})
+    finally:
+        replica.stop()
+    assert failed.is_error is True and "ZeroDivisionError: division by zero" in failed.content[0].text  # type: ignore[union-attr]
+    logged = [json.loads(line) for line in replica.lines.rest() if line.startswith("{")]
+    (raised,) = [entry for entry in logged if "raised" in entry.get("message", "")]
+    assert raised["level"] == "warning" and "'ratio'" in raised["message"]
+    assert "ZeroDivisionError" in raised["error"] and "return a / b" in raised["error"]
+
+
 # -- OAuth 2.1 resource server -------------------------------------------------------------------
 
 

@@ -80,6 +80,10 @@ class ToolCalls:
         self.kept = kept  # where results too large for a model's context are kept, behind a link
         self.rounds = rounds  # 2026-07-28: the rounds still open (each sealed state answers one, once)
         self.result_limit = result_limit
+        # A tool's exception goes to the model as an error result; its traceback to this log level.
+        # Debug in a kernel (the notebook shows the error already); an exported app's operator has
+        # only the log, so the app raises it (`ServiceApp`).
+        self.tool_error_level = logging.DEBUG
         self.tasks = tasks  # calls that run as tasks: their jobs, records and cancellation
         self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
 
@@ -531,7 +535,7 @@ class ToolCalls:
                 raise  # the client went away or the server is stopping: not the tool's failure
             # Never a traceback and never a protocol error: the model gets what it can act on. Even
             # SystemExit or KeyboardInterrupt from a tool must not end the server.
-            logger.debug("tool %r raised", entry.name, exc_info=True)
+            logger.log(self.tool_error_level, "tool %r raised", entry.name, exc_info=True)
             return _ended(record, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 
     async def _keep_if_large(self, tool: str, result: dict[str, Any], owner: str) -> dict[str, Any]:

@@ -125,6 +125,7 @@ class ServiceApp:
             title=SERVICE_TITLE,
             instructions=SERVICE_INSTRUCTIONS,
         )
+        self.tools.tool_calls.tool_error_level = logging.WARNING  # the operator sees why a tool failed
         for name in config.allow:
             approval.allowed.add(name)  # for every client, as the tool is defined now
         # `HandleStore(shared=True)` in the module's cells keeps handles in this app's store.
