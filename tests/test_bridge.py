@@ -28,7 +28,8 @@ from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
 from mcp_notebook.cli._bridge import Bridge
 from mcp_notebook.cli._bridge_held import HOLD_FOR
 from mcp_notebook.cli._bridge_upstream import IDLE_CONNECTIONS, DeclaringClient
-from tests.conftest import ERAS, INITIALIZE, Mode
+from tests.conftest import ERAS, INITIALIZE, Mode, connect
+from tests.tasks_client import EXTENSION, TasksExtension
 
 pytestmark = pytest.mark.anyio
 
@@ -402,6 +403,98 @@ async def test_progress_logs_and_questions_cross_between_any_two_eras(
     assert asked == ["elicitation", "sampling", "roots"]
     # Each side really spoke its era: the server's record of the last call says which it was.
     assert server.calls[-1].protocol_version == ("2025-11-25" if upstream == "legacy" else "2026-07-28")
+
+
+def define_task_tools(catalogue: Catalogue) -> None:
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def brew(seconds: float, ctx: Context) -> str:
+        """Brew for `seconds` (a task for clients that support tasks)."""
+        ctx.sleep(seconds)
+        return f"brewed for {seconds:g} s"
+
+    @tool(catalogue=catalogue, read_only=True, task="required")
+    def only_as_task(ctx: Context) -> str:
+        """Runs only as a task."""
+        ctx.sleep(0.6)
+        return "done as a task"
+
+
+class TaskGet(types.Request[dict[str, Any], str]):
+    method: str = "tasks/get"
+    name_param = "taskId"
+
+
+async def outcome(call: Any) -> dict[str, Any]:
+    try:
+        result = await call
+        return {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"meta"})}
+    except MCPError as exc:
+        return {"error": exc.error.model_dump(by_alias=True, mode="json", exclude_none=True)}
+
+
+@pytest.mark.parametrize("upstream", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_bridge_offers_tasks_only_in_the_era_it_can_relay_them_in(
+    server: Any, catalogue: Catalogue, upstream: str, mode: Mode
+) -> None:
+    """Each era's tasks are relayed in that era: a bridge that speaks the other era upstream does not offer
+    them (no capabilities.tasks, no extension in server/discover, -32601 for tasks/*), and its client's
+    calls are plain calls."""
+    define_task_tools(catalogue)
+    bridge = Bridge(server.url, server.token)
+    relayed = (mode == "legacy") == (upstream == "legacy")
+    with anyio.fail_after(60):
+        async with bridge.upstreams.open(mode=upstream), anyio.create_task_group() as group:
+            # A client of either era that supports tasks (2025-11-25 ones ask per call; this one does not).
+            async with Client(
+                over_a_pipe(bridge.build_server(group)), mode=mode, extensions=[TasksExtension()]
+            ) as client:
+                capabilities = client.server_capabilities
+                assert capabilities is not None
+                offered = capabilities.tasks is not None or EXTENSION in (capabilities.extensions or {})
+                brewed = await client.call_tool("brew", {"seconds": 0.8})  # a task the client polls, or plain
+                polled = await outcome(
+                    client.session.send_request(TaskGet(params={"taskId": "x"}), types.EmptyResult)
+                )
+            group.cancel_scope.cancel()
+    assert offered == relayed
+    assert brewed.content[0].text == "brewed for 0.8 s"  # type: ignore[union-attr]
+    if relayed:
+        assert polled["error"]["code"] == types.INVALID_PARAMS and "'x'" in polled["error"]["message"]
+    else:
+        assert polled["error"]["code"] == types.METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_stdio_client_without_tasks_gets_plain_calls_and_the_errors_http_gives(
+    server: Any, catalogue: Catalogue, mode: Mode, tmp_path: Path
+) -> None:
+    """A client that does not support tasks calls an optional tool plainly and is refused a required one,
+    exactly as over HTTP (2026-07-28: -32021 naming the extension it must declare, also for tasks/get)."""
+    define_task_tools(catalogue)
+    seen: dict[str, list[dict[str, Any]]] = {}
+    with anyio.fail_after(90):
+        async with connect(server, mode) as http:
+            seen["http"] = [
+                await outcome(http.call_tool("brew", {"seconds": 0.8})),
+                await outcome(http.call_tool("only_as_task", {})),
+                await outcome(http.session.send_request(TaskGet(params={"taskId": "x"}), types.EmptyResult)),
+            ]
+        async with through_bridge(server, mode, tmp_path, declared=types.ClientCapabilities()) as stdio:
+            seen["bridge"] = [
+                await outcome(stdio.call_tool("brew", {"seconds": 0.8})),
+                await outcome(stdio.call_tool("only_as_task", {})),
+                await outcome(stdio.session.send_request(TaskGet(params={"taskId": "x"}), types.EmptyResult)),
+            ]
+    plain, required, polled = seen["http"]
+    assert plain["result"]["content"][0]["text"] == "brewed for 0.8 s"
+    if mode == "legacy":
+        assert required["error"]["code"] == types.METHOD_NOT_FOUND  # a 2025-11-25 client asks per call
+        assert polled["error"]["code"] == types.INVALID_PARAMS  # tasks/* need no declaration in this era
+    else:
+        assert required["error"]["code"] == polled["error"]["code"] == -32021
+        assert required["error"]["data"] == {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
+    assert seen["bridge"] == seen["http"]
 
 
 BAD_LINES = [

@@ -8,7 +8,9 @@ run with the SDK client in both eras over each path:
 - ``stdio``: ``mcp-notebook serve NB --stdio``, the client on its stdio (a kernel of its own).
 
 Each row's outcome over HTTP is checked for what a user would notice (`EXPECTED`); over the stdio paths it
-must equal the HTTP outcome, so a row that differs between paths fails. The TypeScript SDK clients (v1
+must equal the HTTP outcome, so a row that differs between paths fails. Tasks get a test of their own on
+every path (`test_every_path_runs_a_long_tool_as_a_task`): a long call made a task, polled to its result,
+cancelled (the tool stops), a task's question answered, each era its way. The TypeScript SDK clients (v1
 in 2025-11-25, v2 in 2026-07-28) run ``serve --stdio`` for progress, logging and elicitation, and must
 see what the Python client sees over HTTP. One server per path and one client per path and era serve
 the whole module (clients that need a kernel start in parallel).
@@ -39,9 +41,12 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
 
 from mcp_notebook.cli._bridge_upstream import DeclaringClient
+from mcp_notebook.client._sdk_compat import TaskStatusWatch, send_unchecked
 from tests.npm import CACHE, node_module
+from tests.tasks_client import EXTENSION, CreatedTask, cancel_task, get_task, until_status, update_task
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
 
@@ -52,8 +57,14 @@ ERAS = ["legacy", "auto"]  # "auto" finds 2026-07-28 on every path
 WATCHED, MARKER = "notes://watched", "notes://marker"
 ROOTS = [types.Root(uri="file:///projects/weather", name="weather")]
 # What every client declares, exactly: elicitation in form mode only, sampling with tools, roots without
-# listChanged (with callbacks alone the SDK declares form and url, and listChanged).
-DECLARED = {"elicitation": {"form": {}}, "sampling": {"tools": {}}, "roots": {}}
+# listChanged (with callbacks alone the SDK declares form and url, and listChanged), and the 2026-07-28
+# tasks extension (a 2025-11-25 client asks for each task itself).
+DECLARED = {
+    "elicitation": {"form": {}},
+    "sampling": {"tools": {}},
+    "roots": {},
+    "extensions": {EXTENSION: {}},
+}
 WAIT = 30  # seconds a row waits for a notification before it fails
 
 
@@ -69,6 +80,7 @@ class Seen:
 
     logs: list[dict[str, Any]] = field(default_factory=list)
     asked: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)  # 2025-11-25 notifications/tasks/status
     changes: Counter[str] = field(default_factory=Counter)  # "tools", or a resource URI
     changed: anyio.Event = field(default_factory=anyio.Event)
 
@@ -94,6 +106,10 @@ class Seen:
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(dump(params))
+        self.note()
+
+    async def on_status(self, params: types.TaskStatusNotificationParams) -> None:
+        self.statuses.append(dump(params))
         self.note()
 
     async def on_elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -223,6 +239,7 @@ async def peers(http_server: HeadlessServer, folder: Path) -> AsyncIterator[dict
                 elicitation_callback=seen.on_elicit,
                 sampling_callback=seen.on_sample,
                 list_roots_callback=seen.on_roots,
+                extensions=[TaskStatusWatch(seen.on_status)],  # the SDK drops them otherwise
             ) as client,
         ):
             task_status.started(Peer(path, era, client, seen))
@@ -531,39 +548,222 @@ async def test_every_path_gives_the_same_answer(
     assert EXPECTED[row](expected), f"over HTTP ({era}), {row!r} gave {expected}"
     if path != "http":
         outcome = await ROWS[row](peers[path, era])
-        if row == "capabilities":
-            expected = without_tasks(expected)
         assert outcome == expected, f"{row!r} over {path} ({era}) differs from HTTP"
 
 
-def without_tasks(answer: dict[str, Any]) -> dict[str, Any]:
-    """HTTP's capabilities without tasks: the stdio paths do not relay tasks yet (README, "Which path
-    for which client"), so they must not offer them; everything else they offer must be the same."""
-    capabilities = dict(answer["capabilities"])
-    capabilities.pop("tasks", None)
-    extensions = dict(capabilities.get("extensions") or {})
-    extensions.pop("io.modelcontextprotocol/tasks", None)
-    if extensions:
-        capabilities["extensions"] = extensions
-    else:
-        capabilities.pop("extensions", None)
-    return {**answer, "capabilities": capabilities}
+# -- tasks -----------------------------------------------------------------------------------------------
+RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+CREATED: TypeAdapter[CreatedTask | types.CallToolResult] = TypeAdapter(CreatedTask | types.CallToolResult)
+# What differs from one run of a task to the next: its id aside, times and lifetimes.
+VARYING = (
+    "createdAt",
+    "lastUpdatedAt",
+    "ttl",
+    "ttlMs",
+    "pollInterval",
+    "pollIntervalMs",
+    types.SERVER_INFO_META_KEY,
+)
+
+
+class TaskRequest(types.Request[dict[str, Any], str]):
+    """A tasks/* request as a client of either era writes it."""
+
+    method: str
+
+
+class NamedTaskRequest(TaskRequest):
+    """One that names its task in ``Mcp-Name`` (2026-07-28 requires it over HTTP)."""
+
+    name_param = "taskId"
+
+
+def steady(value: Any, task_ids: list[str]) -> Any:
+    """`value` without what varies between runs: each task id becomes ``<task N>``; times, lifetimes and
+    the serverInfo stamp (each hop's own) are dropped."""
+    if isinstance(value, dict):
+        kept = {k: steady(v, task_ids) for k, v in value.items() if k not in VARYING}
+        return {k: v for k, v in kept.items() if not (k == "_meta" and v == {})}
+    if isinstance(value, list):
+        return [steady(v, task_ids) for v in value]
+    if isinstance(value, str) and value in task_ids:
+        return f"<task {task_ids.index(value)}>"
+    return value
+
+
+async def raw(peer: Peer, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A request of `peer`'s era as JSON: its result, or the JSON-RPC error that came instead."""
+    kind = NamedTaskRequest if peer.era != "legacy" and "taskId" in params else TaskRequest
+    try:
+        return {"result": await peer.client.session.send_request(kind(method=method, params=params), RAW)}
+    except MCPError as exc:
+        return {"error": dump(exc.error)}
+
+
+async def legacy_task(peer: Peer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A task-augmented 2025-11-25 ``tools/call``: the SDK's client would refuse its ``{"task": ...}``."""
+    params = types.CallToolRequestParams(name=tool, arguments=arguments, task=types.TaskMetadata())
+    try:
+        return {"result": await send_unchecked(peer.client.session, types.CallToolRequest(params=params))}
+    except MCPError as exc:
+        return {"error": dump(exc.error)}
+
+
+async def until_running(peer: Peer, task_id: str) -> None:
+    """Poll until the task's status says the tool reported progress (it runs)."""
+    with anyio.fail_after(WAIT):
+        while True:
+            task = (await raw(peer, "tasks/get", {"taskId": task_id}))["result"]
+            if "churning" in (task.get("statusMessage") or ""):
+                return
+            await anyio.sleep(0.05)  # this client's poll interval, not a synchronisation
+
+
+async def stopped(peer: Peer, tag: str) -> bool:
+    """Whether the tool saw its cancellation (it says so once it stopped; asked until it does)."""
+    with anyio.fail_after(WAIT):
+        while True:
+            answer = await peer.client.call_tool("was_cancelled", {"tag": tag})
+            if answer.structured_content == {"result": True}:
+                return True
+            await anyio.sleep(0.05)
+
+
+async def legacy_story(peer: Peer) -> dict[str, Any]:
+    """2025-11-25: each call asks for a task, follows it with tasks/get, tasks/result and tasks/list."""
+    seen, tag = peer.seen, f"task-{peer.path}-{peer.era}"
+    ids: list[str] = []
+    story: dict[str, Any] = {}
+    seen.statuses.clear()
+    created = await legacy_task(peer, "brew", {"seconds": 1})
+    ids.append(created["result"]["task"]["taskId"])
+    story["created"] = created
+    story["polled"] = await raw(peer, "tasks/get", {"taskId": ids[0]})
+    story["result"] = await raw(peer, "tasks/result", {"taskId": ids[0]})
+    story["listed"] = ids[0] in [
+        task["taskId"] for task in (await raw(peer, "tasks/list", {}))["result"]["tasks"]
+    ]
+    await seen.until(lambda: any(s["taskId"] == ids[0] and s["status"] == "completed" for s in seen.statuses))
+    story["told"] = [s["status"] for s in seen.statuses if s["taskId"] == ids[0]]
+
+    churning = await legacy_task(peer, "churn", {"tag": tag})
+    ids.append(churning["result"]["task"]["taskId"])
+    await until_running(peer, ids[1])
+    story["cancelled"] = await raw(peer, "tasks/cancel", {"taskId": ids[1]})
+    story["after cancel"] = (await raw(peer, "tasks/get", {"taskId": ids[1]}))["result"]["status"]
+    story["tool stopped"] = await stopped(peer, tag)
+    story["cancel again"] = await raw(peer, "tasks/cancel", {"taskId": ids[1]})
+
+    seen.asked.clear()
+    asking = await legacy_task(peer, "ask_name_later", {})
+    ids.append(asking["result"]["task"]["taskId"])
+    story["answered"] = await raw(peer, "tasks/result", {"taskId": ids[2]})  # asks its question on the way
+    story["asked"] = list(seen.asked)
+
+    story["unknown task"] = await raw(peer, "tasks/get", {"taskId": "no-such-task"})
+    story["task of a never tool"] = await legacy_task(peer, "add", {"a": 1, "b": 2})
+    story["plain call of a required tool"] = await outcome_of(peer.client.call_tool("only_as_task", {}))
+    story["tasks/update"] = await raw(peer, "tasks/update", {"taskId": ids[0], "inputResponses": {}})
+    return steady(story, ids)
+
+
+async def modern_story(peer: Peer) -> dict[str, Any]:
+    """2026-07-28: a long call of a client that declares the extension is a task: tasks/get, tasks/update,
+    tasks/cancel."""
+    session, tag = peer.client.session, f"task-{peer.path}-{peer.era}"
+    ids: list[str] = []
+    story: dict[str, Any] = {}
+
+    async def call(tool: str, arguments: dict[str, Any]) -> CreatedTask:
+        made = await session.send_request(types.CallToolRequest(params=types.CallToolRequestParams(
+            name=tool, arguments=arguments)), CREATED)  # fmt: skip
+        assert isinstance(made, CreatedTask), f"{tool} was not made a task: {made}"
+        ids.append(made.task_id)
+        return made
+
+    created = await call("brew", {"seconds": 1})
+    story["created"] = created.status
+    done = await until_status(session, created.task_id, timeout=WAIT)
+    story["polled"] = steady(dump(done), ids)
+
+    churning = await call("churn", {"tag": tag})
+    await until_running(peer, churning.task_id)
+    story["cancelled"] = steady(dump(await cancel_task(session, churning.task_id)), ids)
+    story["after cancel"] = (await get_task(session, churning.task_id)).status
+    story["tool stopped"] = await stopped(peer, tag)
+
+    asking = await call("ask_name_later", {})
+    waiting = await until_status(session, asking.task_id, "input_required", timeout=WAIT)
+    story["asked"] = waiting.input_requests
+    assert waiting.input_requests is not None
+    answers = {key: {"action": "accept", "content": {"name": "Ann"}} for key in waiting.input_requests}
+    story["update"] = steady(dump(await update_task(session, asking.task_id, answers)), ids)
+    story["answered"] = steady(dump(await until_status(session, asking.task_id, timeout=WAIT)), ids)
+
+    required = await call("only_as_task", {})
+    story["required"] = (await until_status(session, required.task_id, timeout=WAIT)).result
+    story["unknown task"] = await raw(peer, "tasks/get", {"taskId": "no-such-task"})
+    story["tasks/list"] = await raw(peer, "tasks/list", {})
+    story["tasks/result"] = await raw(peer, "tasks/result", {"taskId": ids[0]})
+    return steady(story, ids)
+
+
+def task_text(outcome: dict[str, Any]) -> str:
+    return str(outcome["result"]["content"][0]["text"])
+
+
+@pytest.fixture(scope="module")
+def tasks_over_http(peers: dict[tuple[str, str], Peer]) -> Callable[[str], Awaitable[dict[str, Any]]]:
+    """Each era's task story over direct HTTP, told once: what every other path must match."""
+    found: dict[str, dict[str, Any]] = {}
+
+    async def story(era: str) -> dict[str, Any]:
+        if era not in found:
+            peer = peers["http", era]
+            found[era] = await (legacy_story(peer) if era == "legacy" else modern_story(peer))
+        return found[era]
+
+    return story
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_http_offers_tasks_and_the_stdio_paths_do_not_offer_what_they_cannot_relay(
-    era: str, peers: dict[tuple[str, str], Peer], over_http: Callable[[str, str], Awaitable[dict[str, Any]]]
+@pytest.mark.parametrize("path", PATHS)
+async def test_every_path_runs_a_long_tool_as_a_task(
+    path: str,
+    era: str,
+    peers: dict[tuple[str, str], Peer],
+    tasks_over_http: Callable[[str], Awaitable[dict[str, Any]]],
 ) -> None:
-    over_http_caps = (await over_http("capabilities", era))["capabilities"]
-    assert "tasks" in over_http_caps or "io.modelcontextprotocol/tasks" in (
-        over_http_caps.get("extensions") or {}
-    )
-    for path in PATHS:
-        if path == "http":
-            continue
-        caps = (await row_capabilities(peers[path, era]))["capabilities"]
-        assert "tasks" not in caps, path
-        assert "io.modelcontextprotocol/tasks" not in (caps.get("extensions") or {}), path
+    expected = await tasks_over_http(era)
+    if era == "legacy":
+        assert expected["created"]["result"]["task"]["status"] == "working"
+        assert expected["polled"]["result"]["taskId"] == "<task 0>"
+        assert task_text(expected["result"]) == "brewed for 1 s"
+        assert expected["listed"] and expected["told"][-1] == "completed"
+        assert expected["cancelled"]["result"]["status"] == expected["after cancel"] == "cancelled"
+        assert expected["tool stopped"] and expected["cancel again"]["error"]["code"] == types.INVALID_PARAMS
+        assert task_text(expected["answered"]) == "hello Ann"
+        assert [asked["method"] for asked in expected["asked"]] == ["elicitation/create"]
+        assert expected["unknown task"]["error"]["code"] == types.INVALID_PARAMS
+        assert expected["task of a never tool"]["error"]["code"] == types.METHOD_NOT_FOUND
+        assert expected["plain call of a required tool"]["error"]["code"] == types.METHOD_NOT_FOUND
+        assert expected["tasks/update"]["error"]["code"] == types.METHOD_NOT_FOUND
+    else:
+        assert expected["created"] == "working"
+        assert expected["polled"]["status"] == "completed"
+        assert expected["polled"]["result"]["content"][0]["text"] == "brewed for 1 s"
+        assert expected["cancelled"] == {"resultType": "complete"} and expected["after cancel"] == "cancelled"
+        assert expected["tool stopped"]
+        assert [question["method"] for question in expected["asked"].values()] == ["elicitation/create"]
+        assert expected["answered"]["result"]["content"][0]["text"] == "hello Ann"
+        assert expected["required"]["content"][0]["text"] == "done as a task"
+        assert expected["unknown task"]["error"]["code"] == types.INVALID_PARAMS
+        assert expected["tasks/list"]["error"]["code"] == types.METHOD_NOT_FOUND
+        assert expected["tasks/result"]["error"]["code"] == types.METHOD_NOT_FOUND
+    if path != "http":
+        peer = peers[path, era]
+        outcome = await (legacy_story(peer) if era == "legacy" else modern_story(peer))
+        assert outcome == expected, f"tasks over {path} ({era}) differ from HTTP"
 
 
 # -- the TypeScript SDK clients ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ server, so both stdio paths carry the same things, in both eras on either side:
 - every request, and what comes back while it runs: progress (when the stdio client asked for it),
   log lines (at the level it set) and the server's questions (`_bridge_requests`, `_bridge_held`);
 - change notifications and subscriptions (`_bridge_relay`);
+- tasks, in each era the bridge can relay them in (`_bridge_tasks`);
 - cancellation: a cancelled stdio request abandons its upstream request, which cancels it there;
 - bad input: what the HTTP server answers a malformed message, the stdio side answers too.
 
@@ -36,10 +37,13 @@ from pydantic import ValidationError
 
 from ..client._configs import acheck_connection
 from ..core._text import t
+from ..server._sdk_compat import TaskAnswers
 from ..server.http._envelope import envelope_problem, not_a_message
 from ._bridge_held import HOLD_FOR, HeldCalls
 from ._bridge_relay import ChangeRelay
 from ._bridge_requests import RequestRelay
+from ._bridge_tasks import METHODS as TASK_METHODS
+from ._bridge_tasks import TaskRelay
 from ._bridge_upstream import Upstreams, open_upstream
 
 __all__ = ["Bridge", "open_upstream", "run_bridge", "serve_bridge"]
@@ -62,6 +66,7 @@ class Bridge:
         self.upstreams = Upstreams(url, token, self.relay.on_upstream_message)
         self.held = HeldCalls(hold_for)
         self.requests = RequestRelay(url, self.upstreams, self.held)
+        self.tasks = TaskRelay(self.upstreams, self.requests)
 
     @property
     def client(self) -> Client:
@@ -114,6 +119,13 @@ class Bridge:
             # Registered directly: the constructor's on_set_logging_level warns that 2026-07-28 dropped it.
             server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, relay.set_level)
         server.middleware += [self._check_envelope, self._track_session]
+        self.tasks.attach(client)
+        if caps.tools is not None and self.tasks.offered:
+            server.extensions = self.tasks.extensions  # server/discover: 2026-07-28, if relayed
+            for method, params_type in TASK_METHODS:
+                server.add_request_handler(method, params_type, self.tasks.relay)
+            # 2025-11-25: capabilities.tasks in the initialize answer, and tools/call answered with a task.
+            server.middleware += [self.tasks.offer, TaskAnswers()]
         return server
 
     # -- middleware ----------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ Results come back in the stdio client's era: what one hop adds for the next (the
 ``serverInfo`` stamp) is dropped, and the stdio side stamps its own where its era wants one.
 
 A request the server may answer with questions (``tools/call``, ``prompts/get``, ``resources/read``)
-is answered in the era of the stdio client: see `RequestRelay.interactive`.
+is answered in the era of the stdio client: see `RequestRelay.interactive`. A ``tools/call`` the
+server answers with a task (2026-07-28 ``resultType: "task"``, 2025-11-25 ``{"task": {...}}``) is
+passed on as it came, for the stdio client to follow with ``tasks/*`` (`_bridge_tasks`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, TypeAdapter
 
+from ..client._sdk_compat import send_unchecked
 from ..core._text import t
+from ..server._sdk_compat import answer_instead
 from ._bridge_held import HeldCall, HeldCalls
 from ._bridge_upstream import Upstreams, ask_downstream, forwarding, is_modern
 
@@ -36,6 +40,7 @@ MAX_ROUNDS = 10
 # upstream client stamps its own), and a progress token is the upstream client's to mint.
 _RESERVED = "io.modelcontextprotocol/"
 
+_RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 # What the server may answer with questions, and the answers it gives (either shape).
 _INTERACTIVE: dict[str, tuple[Any, TypeAdapter[Any]]] = {
     "tools/call": (types.CallToolRequest, TypeAdapter(types.CallToolResult | types.InputRequiredResult)),
@@ -70,7 +75,7 @@ class RequestRelay:
             ) from exc
         return _for_stdio(result)
 
-    def _meta(self, ctx: ServerRequestContext[Any], upstream: Client) -> Any:
+    def upstream_meta(self, ctx: ServerRequestContext[Any], upstream: Client) -> Any:
         """The ``_meta`` the upstream request carries: the stdio client's own keys, and its log level."""
         given = _wire_meta(ctx)
         meta = {k: v for k, v in given.items() if not k.startswith(_RESERVED) and k != "progressToken"}
@@ -114,8 +119,21 @@ class RequestRelay:
         request_type, answer_type = _INTERACTIVE[ctx.method]
 
         async def send(up: Client, answers: Any, state: str | None, progress: ProgressFnT | None) -> Any:
-            update = {"input_responses": answers, "request_state": state, "meta": self._meta(ctx, up)}
+            update = {"input_responses": answers, "request_state": state, "meta": self.upstream_meta(ctx, up)}
+            legacy_task = ctx.method == "tools/call" and params.task is not None
+            if legacy_task and (is_modern(ctx.protocol_version) or is_modern(up.protocol_version)):
+                # A 2025-11-25 task goes to a 2025-11-25 server from a 2025-11-25 client only (each
+                # era's tasks are relayed in that era; `_bridge_tasks` offers them where they are).
+                legacy_task, update["task"] = False, None
             request = request_type(params=params.model_copy(update=update))
+            if legacy_task:
+                return await _task_augmented(up, request, answer_type, progress)
+            if ctx.method == "tools/call" and is_modern(up.protocol_version):
+                # Read as it came (the SDK's result types are models; a task answer is the server's data).
+                raw = await up.session.send_request(request, _RAW, progress_callback=progress)  # type: ignore[type-var]
+                if raw.get("resultType") == "task":
+                    return raw  # the task, as the server made it: the stdio client follows it
+                return answer_type.validate_python(raw, by_name=False)
             return await up.session.send_request(request, answer_type, progress_callback=progress)
 
         async def forward(up: Client) -> Any:
@@ -184,7 +202,7 @@ class RequestRelay:
 
     async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
         return await self.forward(
-            ctx, lambda up: up.list_tools(cursor=self._cursor(params), meta=self._meta(ctx, up))
+            ctx, lambda up: up.list_tools(cursor=self._cursor(params), meta=self.upstream_meta(ctx, up))
         )
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
@@ -192,12 +210,15 @@ class RequestRelay:
 
     async def list_resources(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
         return await self.forward(
-            ctx, lambda up: up.list_resources(cursor=self._cursor(params), meta=self._meta(ctx, up))
+            ctx, lambda up: up.list_resources(cursor=self._cursor(params), meta=self.upstream_meta(ctx, up))
         )
 
     async def list_templates(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
         return await self.forward(
-            ctx, lambda up: up.list_resource_templates(cursor=self._cursor(params), meta=self._meta(ctx, up))
+            ctx,
+            lambda up: up.list_resource_templates(
+                cursor=self._cursor(params), meta=self.upstream_meta(ctx, up)
+            ),
         )
 
     async def read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
@@ -205,7 +226,7 @@ class RequestRelay:
 
     async def list_prompts(self, ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
         return await self.forward(
-            ctx, lambda up: up.list_prompts(cursor=self._cursor(params), meta=self._meta(ctx, up))
+            ctx, lambda up: up.list_prompts(cursor=self._cursor(params), meta=self.upstream_meta(ctx, up))
         )
 
     async def get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
@@ -223,6 +244,23 @@ class RequestRelay:
         return types.EmptyResult()
 
 
+async def _task_augmented(
+    up: Client, request: Any, answer_type: TypeAdapter[Any], progress: ProgressFnT | None
+) -> Any:
+    """A 2025-11-25 ``tools/call`` with ``params.task``: the server's task goes to the stdio client.
+
+    The SDK's client would refuse the ``{"task": {...}}`` answer and its server would refuse to send
+    it as a ``tools/call`` result: it is read unchecked and sent through `TaskAnswers` (the stdio
+    server's middleware), which puts it in place of the placeholder this returns.
+    """
+    raw = await send_unchecked(up.session, request, progress)
+    if not isinstance(raw.get("task"), dict):  # the server ran it as a plain call after all
+        return answer_type.validate_python(raw, by_name=False)
+    if not answer_instead(_for_stdio(raw)):
+        raise MCPError(types.INTERNAL_ERROR, t("task.unavailable"))
+    return {"content": []}
+
+
 def _wire_meta(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
     """The request's ``_meta`` as the stdio client sent it (wire names: ``progressToken``)."""
     meta = (ctx.params or {}).get("_meta")
@@ -235,10 +273,15 @@ def _for_stdio(result: Any) -> Any:
     A 2025-11-25 stdio client must not see it at all (its era has none, and direct HTTP sends none);
     for a 2026-07-28 one the stdio server stamps its own.
     """
-    if not isinstance(result, BaseModel):
+    if isinstance(result, BaseModel):
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    elif isinstance(result, dict):
+        dumped = dict(result)
+    else:
         return result
-    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     meta = dumped.get("_meta")
+    if isinstance(meta, dict):
+        meta = dumped["_meta"] = dict(meta)
     if isinstance(meta, dict) and types.SERVER_INFO_META_KEY in meta:
         meta.pop(types.SERVER_INFO_META_KEY)
         if not meta:

@@ -11,6 +11,12 @@ others are opened on the first request that needs them, in the stdio client's er
 speaks it. A 2026-07-28 client may declare something else with each request: the connections no
 request uses are kept for the next up to `IDLE_CONNECTIONS`, least recently used closed first.
 
+Each connection declares the tasks extension when the stdio client did and speaks its era (it is the
+one extension the bridge relays, `_bridge_tasks`), and hands the 2025-11-25
+``notifications/tasks/status`` it hears to `Upstreams.on_task_status`. At start, a server that speaks
+2026-07-28 is also asked once, on a 2025-11-25 connection closed at once, what it offers in that era
+(`Upstreams.legacy_offer`: a 2025-11-25 stdio client's ``initialize`` is answered from it).
+
 While the server handles a request it may send back progress, log lines and, on a 2025-11-25
 upstream, questions. The SDK hands them to the upstream client's callbacks on the task that sent
 the request (it carries the sender's context variables across the HTTP transport), so the
@@ -44,7 +50,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._version import __version__
-from ..client._sdk_compat import DeclaringClient
+from ..client._sdk_compat import TASKS_EXTENSION, DeclaringClient, TaskStatusWatch
 from ._bridge_held import HeldCall
 
 logger = logging.getLogger(__name__)
@@ -78,14 +84,26 @@ def is_modern(protocol_version: str | None) -> bool:
 
 
 def declared_questions(capabilities: types.ClientCapabilities | None) -> types.ClientCapabilities:
-    """What a client can be asked, as it declared it: elicitation modes, sampling sub-capabilities, roots.
-
-    Only these travel upstream: the bridge carries no extension (nor ``experimental`` or 2025-11-25
-    ``tasks``), so it declares none.
-    """
+    """What a client can be asked, as it declared it: elicitation modes, sampling sub-capabilities, roots."""
     if capabilities is None:
         return types.ClientCapabilities()
     return types.ClientCapabilities(**{name: getattr(capabilities, name) for name in QUESTION_CAPABILITIES})
+
+
+def declared_upstream(capabilities: types.ClientCapabilities | None) -> types.ClientCapabilities:
+    """What the bridge declares upstream for a client that declared `capabilities`: its questions, and
+    the tasks extension if it declared that.
+
+    Nothing else travels: the bridge carries no other extension (nor ``experimental``, nor the
+    2025-11-25 client ``tasks``, which is for tasks the server would make of its own questions).
+    """
+    declared = declared_questions(capabilities)
+    extensions = capabilities.extensions if capabilities is not None else None
+    if extensions and TASKS_EXTENSION in extensions:
+        return declared.model_copy(
+            update={"extensions": {TASKS_EXTENSION: dict(extensions[TASKS_EXTENSION])}}
+        )
+    return declared
 
 
 @contextlib.asynccontextmanager
@@ -153,11 +171,15 @@ class Upstreams:
         self.url = url
         self.token = token
         self.on_message = on_message  # change notifications, from the first connection only
+        # 2025-11-25 notifications/tasks/status, from any connection (set by `_bridge_tasks`).
+        self.on_task_status: Callable[[types.TaskStatusNotificationParams], Awaitable[None]] | None = None
         self.log_level: types.LoggingLevel | None = None  # the stdio client's logging/setLevel
         # The stdio connection of a 2025-11-25 client, for log lines that belong to no request.
         self.stdio_session: ServerSession | None = None
         self._first: Client | None = None
         self._pinned = False
+        # What the server offers in 2025-11-25, to the requests of a stdio client of that era (`open`).
+        self.legacy_offer: types.ServerCapabilities | None = None
         self._group: anyio.abc.TaskGroup | None = None
         # The others, least recently used first.
         self._more: OrderedDict[tuple[bool, str], _Connection] = OrderedDict()
@@ -174,10 +196,37 @@ class Upstreams:
         # capabilities, which the stdio side offers: discover them (our servers answer 2026-07-28 first).
         client_mode = "auto" if is_modern(mode) else mode
         async with open_upstream(
-            self.url, self.token, self.on_message, mode=client_mode, logging_callback=self._log
+            self.url,
+            self.token,
+            self.on_message,
+            mode=client_mode,
+            declared=types.ClientCapabilities(),  # what its callbacks imply: nothing
+            logging_callback=self._log,
+            extensions=[TaskStatusWatch(self._task_status)],
         ) as client:
             self._first, self._pinned = client, mode != "auto"
+            self.legacy_offer = await self._legacy_offer()
             yield client
+
+    async def _legacy_offer(self) -> types.ServerCapabilities | None:
+        """What the server offers a 2025-11-25 client (`None`: no stdio request goes upstream in that era).
+
+        The first connection tells it in its era; a server that speaks 2026-07-28 too is asked once more,
+        in 2025-11-25 on a connection closed at once, since a 2025-11-25 stdio client's ``initialize``
+        is answered without a word upstream (and the SDK answers it while it reads nothing else).
+        """
+        if not self.modern:
+            return self.first.server_capabilities
+        if self._pinned:
+            return None
+        try:
+            async with open_upstream(
+                self.url, self.token, mode="legacy", declared=types.ClientCapabilities()
+            ) as legacy:
+                return None if is_modern(legacy.protocol_version) else legacy.server_capabilities
+        except Exception:  # it speaks 2026-07-28 only: a 2025-11-25 stdio client's requests go there
+            logger.debug("%s does not speak 2025-11-25", self.url, exc_info=True)
+            return None
 
     def attach(self, group: anyio.abc.TaskGroup) -> None:
         """The task group that holds the connections opened later (and ends them with the bridge)."""
@@ -210,7 +259,7 @@ class Upstreams:
         one runs again for each round of answers). It stays open while the block runs.
         """
         modern = is_modern(ctx.protocol_version)
-        declared = declared_questions(ctx.session.client_capabilities)
+        declared = declared_upstream(ctx.session.client_capabilities)
         wire = declared.model_dump(by_alias=True, mode="json", exclude_none=True)
         if not wire and (modern == self.modern or self._pinned):
             yield self.first
@@ -265,7 +314,10 @@ class Upstreams:
         task_status: anyio.abc.TaskStatus[tuple[Client, anyio.CancelScope]],
     ) -> None:
         _forwarded.set(None)  # started from a forwarded request, but serves every later one
-        callbacks: dict[str, Any] = {"logging_callback": self._log}
+        callbacks: dict[str, Any] = {
+            "logging_callback": self._log,
+            "extensions": [TaskStatusWatch(self._task_status)],
+        }
         if declared.elicitation is not None:
             callbacks["elicitation_callback"] = self._elicit
         if declared.sampling is not None:
@@ -276,9 +328,16 @@ class Upstreams:
             async with contextlib.AsyncExitStack() as stack:
                 modes = self._modes(modern)
                 for mode in modes:
+                    # The tasks extension travels to a server of the stdio client's era only: each
+                    # era's tasks are relayed in that era.
+                    ours = (
+                        declared
+                        if is_modern(mode) == modern
+                        else declared.model_copy(update={"extensions": None})
+                    )
                     try:
                         client = await stack.enter_async_context(
-                            open_upstream(self.url, self.token, mode=mode, declared=declared, **callbacks)
+                            open_upstream(self.url, self.token, mode=mode, declared=ours, **callbacks)
                         )
                         break
                     except MCPError:
@@ -309,6 +368,10 @@ class Upstreams:
         if isinstance(target, HeldCall):  # a 2026-07-28 stdio client answers in rounds
             return await target.ask(request)
         return await ask_downstream(target, request)
+
+    async def _task_status(self, params: types.TaskStatusNotificationParams) -> None:
+        if self.on_task_status is not None:
+            await self.on_task_status(params)
 
     async def _log(self, params: types.LoggingMessageNotificationParams) -> None:
         """A log line from the server: to the stdio request it belongs to, at the levels that client wants."""

@@ -2,8 +2,11 @@
 
 The client side is the client layer and the bridge's upstream connections (``mcp-notebook bridge``,
 which may import the client layer). Their needs the SDK's `Client` has no public way for: to
-declare exactly the capabilities a bridged client declared (`DeclaringClient`), and the 2026-07-28
-tasks extension (`TasksClaim`, `get_task`, `cancel_task`: the SDK has no tasks, 2.3). Nothing outside the
+declare exactly the capabilities a bridged client declared (`DeclaringClient`), the 2026-07-28
+tasks extension (`TasksClaim`, `get_task`, `cancel_task`: the SDK has no tasks, 2.3), and for the
+bridge, a request whose answer the SDK would refuse to read (`send_unchecked`: a 2025-11-25
+task-augmented ``tools/call`` is answered with a task) and the 2025-11-25 ``notifications/tasks/status``
+(`TaskStatusWatch`), which the SDK drops unless an extension binds it. Nothing outside the
 two compat modules touches a private name of the SDK (this one, and `mcp_notebook.server._sdk_compat`
 for the server's side: the server and client layers never import each other, so each has its own);
 ``tests/test_sdk_compat.py`` fails when a module elsewhere does.
@@ -25,14 +28,16 @@ Importing this module loads the SDK (over a second): import it where the SDK is 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
 import mcp_types as types
 from mcp import Client
-from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.extension import ClaimContext, ClientExtension, NotificationBinding, ResultClaim
 from mcp.client.session import ClientSession
+from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from pydantic import ConfigDict, Field, TypeAdapter
 
 # (what, the shape we need, who relies on it). Shapes: "def (signature)" and "async def (signature)"
@@ -47,6 +52,8 @@ RELIES_ON: tuple[tuple[str, str, str], ...] = (
     ),
     ("mcp.client.client.Client._build_session", "async def (self, exit_stack)", "DeclaringClient"),
     ("mcp.client.session.ClientSession._build_capabilities", "def (self, version)", "DeclaringClient"),
+    ("mcp.client.session.ClientSession._stamp", "attribute", "send_unchecked (the era's envelope)"),
+    ("mcp.client.session.ClientSession._dispatcher", "attribute", "send_unchecked (the raw request)"),
 )
 
 
@@ -136,3 +143,71 @@ class TasksClaim(ClientExtension):
 
     def claims(self) -> list[ResultClaim[Any]]:
         return [ResultClaim(result_type="task", model=CreatedTask, resolve=_settle)]
+
+
+# -- for the bridge: what the SDK's client would refuse or drop ---------------------------------------------
+async def send_unchecked(
+    session: ClientSession, request: Any, progress_callback: ProgressFnT | None = None
+) -> dict[str, Any]:
+    """Send `request` as ``send_request`` does (the era's envelope, headers, progress), and return the
+    result as it came, unread.
+
+    ``send_request`` checks every result against the negotiated era's schema, and a 2025-11-25
+    task-augmented ``tools/call`` is answered with ``{"task": {...}}``, which its ``CallToolResult``
+    refuses (the SDK has no tasks, 2.3). A ``validate`` switch on ``send_request`` would replace this.
+    """
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: CallOptions = {}
+    session._stamp(data, opts)
+    if progress_callback is not None:
+        opts["on_progress"] = progress_callback
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+
+
+class _RelayedRequest(types.Request):  # type: ignore[type-arg]
+    """A request with the params another client sent (the bridge relays ``tasks/*`` as they came).
+
+    Not ``types.Request[...]``: pydantic would put that parametrised class in this module, with no source.
+    """
+
+    method: str
+    params: dict[str, Any] | None = None
+
+
+class _NamedRelayedRequest(_RelayedRequest):
+    """One that names its task in ``Mcp-Name``."""
+
+    name_param = "taskId"
+
+
+async def send_relayed(
+    session: ClientSession, method: str, params: dict[str, Any], *, named: bool
+) -> dict[str, Any]:
+    """Send `method` with `params` as they are and return the result as it came (a JSON object).
+
+    `named`: the request names ``params["taskId"]`` in ``Mcp-Name`` (a string, or the SDK refuses it).
+    """
+    kind = _NamedRelayedRequest if named and isinstance(params.get("taskId"), str) else _RelayedRequest
+    # The SDK's result types are models; an answer relayed as it came is a JSON object.
+    return await session.send_request(kind(method=method, params=params), _RAW)  # type: ignore[type-var]
+
+
+class TaskStatusWatch(ClientExtension):
+    """Hands each 2025-11-25 ``notifications/tasks/status`` to `handler` (the SDK drops them otherwise).
+
+    Its capability ad is never sent: it is for a `DeclaringClient`, which declares what it is told.
+    """
+
+    identifier = TASKS_EXTENSION
+
+    def __init__(self, handler: Callable[[types.TaskStatusNotificationParams], Awaitable[None]]) -> None:
+        self._handler = handler
+
+    def notifications(self) -> Sequence[NotificationBinding[Any]]:
+        return [
+            NotificationBinding(
+                method="notifications/tasks/status",
+                params_type=types.TaskStatusNotificationParams,
+                handler=self._handler,
+            )
+        ]
