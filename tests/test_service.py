@@ -169,7 +169,11 @@ def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path:
 
     database = tmp_path / "shared.sqlite3"
     environ = service_environ(
-        export_example(tmp_path), f"sqlite:///{database}", MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT="4"
+        # Long enough that a loaded machine does not expire a session between two of the test's
+        # requests; short enough to see the idle expiry below.
+        export_example(tmp_path),
+        f"sqlite:///{database}",
+        MCP_NOTEBOOK_SESSION_IDLE_TIMEOUT="12",
     )
     first, second = Replica(tmp_path, environ), Replica(tmp_path, environ)
     store = open_store(f"sqlite:///{database}")
@@ -199,8 +203,8 @@ def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path:
             assert gone.status_code < 300, gone.text
             assert refused(http, second.url, session) and refused(http, first.url, session)
 
-            session = opened(http)  # left alone: its record expires after the idle timeout (4 s)
-            assert until(lambda: store.count(SESSIONS) == 0, timeout=30)
+            session = opened(http)  # left alone: its record expires after the idle timeout (12 s)
+            assert until(lambda: store.count(SESSIONS) == 0, timeout=60)
             assert refused(http, second.url, session)
     finally:
         store.close()

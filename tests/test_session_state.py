@@ -179,7 +179,7 @@ def test_a_thousand_sessions_leave_nothing_behind(srv: Any) -> None:
 def test_sessions_that_end_on_their_own_leave_nothing_behind(catalogue: Catalogue) -> None:
     publish("v1", "notes://live", name="live", catalogue=catalogue)
     with pytest.warns(UserWarning, match="approval='auto'"):
-        srv = serve(catalogue=catalogue, approval="auto", session_idle_timeout=1)
+        srv = serve(catalogue=catalogue, approval="auto", session_idle_timeout=3)
     try:
         baseline = sizes(srv)
         with httpx2.Client(timeout=30) as http:
@@ -189,6 +189,6 @@ def test_sessions_that_end_on_their_own_leave_nothing_behind(catalogue: Catalogu
                 if index % 2:
                     session.request("logging/setLevel", {"level": "error"})
         assert len(srv.tool_server.sessions) > 0
-        assert until(lambda: sizes(srv) == baseline, timeout=30), sizes(srv)  # idle for a second: ended
+        assert until(lambda: sizes(srv) == baseline, timeout=30), sizes(srv)  # idle for 3 s: ended
     finally:
         srv.stop()

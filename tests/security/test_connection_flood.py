@@ -255,7 +255,7 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_with_a_reason(cat
 
 async def test_idle_sessions_expire_well_before_half_an_hour(catalogue: Catalogue) -> None:
     assert inspect.signature(serve).parameters["session_idle_timeout"].default <= 600
-    srv = serve_unattended(catalogue, session_idle_timeout=1)
+    srv = serve_unattended(catalogue, session_idle_timeout=3)
     sessions = srv.tool_server.sdk.session_manager
     try:
         session = open_session(srv)
