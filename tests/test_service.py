@@ -318,17 +318,16 @@ def test_a_tool_allowed_by_a_name_the_app_does_not_have_is_refused(tmp_path: Pat
     assert "'place_order'" in str(raised.value)  # the names it has
 
 
+def uvicorn_once(folder: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``uvicorn app:app`` in `folder`, for an app that should not start: how it ended, what it said."""
+    command = [sys.executable, "-m", "uvicorn", "app:app", "--port", "0"]
+    return subprocess.run(command, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.replicas
 def test_uvicorn_with_a_bad_setting_exits_with_the_message(exported: Path) -> None:
     environ = {**service_environ(exported, "sqlite://"), "MCP_NOTEBOOK_MAX_REQUEST_BYTES": "4MB"}
-    done = subprocess.run(
-        [sys.executable, "-m", "uvicorn", "app:app", "--port", "0"],
-        cwd=exported,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = uvicorn_once(exported, environ)
     assert done.returncode != 0
     assert "MCP_NOTEBOOK_MAX_REQUEST_BYTES: limits.max_request_bytes cannot be '4MB'" in done.stderr
 
@@ -343,14 +342,7 @@ def test_a_store_that_cannot_work_stops_the_app_at_start_saying_why(
     a_file.write_text("not a folder")
     store = f"sqlite:///{a_file / 'state.sqlite3'}" if where == "sqlite" else "redis://127.0.0.1:1/0"
     environ = service_environ(exported, store)
-    done = subprocess.run(
-        [sys.executable, "-m", "uvicorn", "app:app", "--port", "0"],
-        cwd=exported,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = uvicorn_once(exported, environ)
     said = done.stdout + done.stderr
     assert done.returncode != 0, said
     assert "cannot be used" in said and "the app does not start" in said, said
