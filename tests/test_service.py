@@ -303,6 +303,30 @@ def test_secrets_stay_out_of_the_config_file_and_away_from_other_users(tmp_path:
         load_config({}, config=config, environ=TOKEN)
 
 
+def test_files_named_in_the_config_file_are_found_beside_it_wherever_the_app_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_folder = tmp_path / "deploy"
+    config_folder.mkdir()
+    clients = config_folder / "clients.json"
+    clients.write_text(json.dumps({"clients": {"ana": {"token": "a" * 24}}}))
+    clients.chmod(0o600)
+    config = config_folder / "service.toml"
+    config.write_text('clients_file = "clients.json"\n[log]\naudit = "audit.jsonl"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # started from another folder, as a service manager does
+    loaded = load_config({}, config=config, environ={})
+    assert loaded.clients == {"ana": "a" * 24}
+    assert loaded.audit_log == str(config_folder / "audit.jsonl")
+    config.write_text(f'clients_file = "{clients}"\n')  # an absolute path stays as written
+    assert load_config({}, config=config, environ={}).clients == {"ana": "a" * 24}
+    missing = config_folder / "nope.json"
+    config.write_text('clients_file = "nope.json"\n')
+    with pytest.raises(ServiceConfigError, match=str(missing)):  # the path it looked at
+        load_config({}, config=config, environ={})
+
+
 def test_a_tool_allowed_by_a_name_the_app_does_not_have_is_refused(tmp_path: Path) -> None:
     from mcp_notebook import Catalogue, tool
 
@@ -380,11 +404,16 @@ async def test_a_tools_exception_reaches_the_operators_log_with_its_traceback(tm
     from mcp_notebook.cli._export import export_notebook
 
     cells = [
-        "from mcp_notebook import tool",
+        "from mcp_notebook import prompt, publish, tool",
         '''@tool(read_only=True)
 def ratio(a: int, b: int) -> float:
     """Divide a by b."""
     return a / b''',
+        'publish("a / b, rounded to 3 places", "notes://ratio", name="ratio-notes")',
+        '''@prompt
+def explain(a: int, b: int) -> str:
+    """Explain a ratio."""
+    return f"Explain what {a}/{b} means."''',
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
     nbformat.write(notebook, tmp_path / "ratios.ipynb")
@@ -400,6 +429,9 @@ def ratio(a: int, b: int) -> float:
         replica.stop()
     assert failed.is_error is True and "ZeroDivisionError: division by zero" in failed.content[0].text  # type: ignore[union-attr]
     logged = [json.loads(line) for line in replica.lines.rest() if line.startswith("{")]
+    (start,) = [entry for entry in logged if entry.get("event") == "start"]
+    assert "Tools: 1, resources: 1, resource templates: 0, prompts: 1" in start["message"]
+    assert start["resources"] == ["ratio-notes"] and start["prompts"] == ["explain"]
     (raised,) = [entry for entry in logged if "raised" in entry.get("message", "")]
     assert raised["level"] == "warning" and "'ratio'" in raised["message"]
     assert "ZeroDivisionError" in raised["error"] and "return a / b" in raised["error"]

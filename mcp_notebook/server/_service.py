@@ -230,7 +230,15 @@ class ServiceApp:
             "refused": refused,
             "config": list(config.sources),
         }
-        logger.info("%s", t("service.started", name=config.name, count=len(tools)), extra={"fields": fields})
+        catalogue = self.tools.catalogue
+        counts = {
+            "resources": len(catalogue.resources()),
+            "templates": len(catalogue.templates()),
+            "prompts": len(catalogue.prompts()),
+        }
+        fields |= {name: [entry.name for entry in getattr(catalogue, name)()] for name in counts}
+        said = t("service.started", name=config.name, count=len(tools), **counts)
+        logger.info("%s", said, extra={"fields": fields})
         if config.approval == "auto":
             logger.warning("%s", t("service.approval_auto"), extra={"fields": {"event": "approval"}})
         else:

@@ -288,6 +288,10 @@ def load_config(
     return _build(values, env, tuple(dict.fromkeys(sources)))
 
 
+# Settings that name a file: relative to the config file's folder when written there.
+_FILES = ("clients_file", "token_file", "state_key_file", "audit_log")
+
+
 def _read_file(path: Path) -> dict[str, tuple[Any, str]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -311,7 +315,11 @@ def _read_file(path: Path) -> dict[str, tuple[Any, str]]:
                     )
                 )
             if dotted in by_path:
-                found[by_path[dotted]] = (value, f"{path} [{dotted}]")
+                key = by_path[dotted]
+                if key in _FILES and isinstance(value, str) and value not in ("", "-", "off", "none"):
+                    # A file named in the config file is beside it, wherever the app is started from.
+                    value = str(path.parent / Path(value).expanduser())
+                found[key] = (value, f"{path} [{dotted}]")
             elif isinstance(value, dict) and not prefix:
                 walk(value, f"{dotted}.")
             else:
