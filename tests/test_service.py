@@ -399,8 +399,9 @@ def test_the_app_tells_clients_it_is_an_app_and_where_tokens_come_from(exported:
 
 
 @pytest.mark.replicas
-async def test_a_tools_exception_reaches_the_operators_log_with_its_traceback(tmp_path: Path) -> None:
-    """The client gets the error result; the operator, who has only the log, gets why."""
+async def test_the_operators_log_says_what_the_app_serves_and_why_a_tool_failed(tmp_path: Path) -> None:
+    """The client gets the error result; the operator, who has only the log, gets why. At start the
+    log counts what is served, and says which tools asked for a kernel the app does not have."""
     from mcp_notebook.cli._export import export_notebook
 
     cells = [
@@ -410,6 +411,10 @@ def ratio(a: int, b: int) -> float:
     """Divide a by b."""
     return a / b''',
         'publish("a / b, rounded to 3 places", "notes://ratio", name="ratio-notes")',
+        '''@tool(read_only=True, run_in="kernel")
+def plot_ratio(a: int, b: int) -> str:
+    """Plot a ratio (in a notebook, on the kernel's main thread)."""
+    return f"plotted {a}/{b}"''',
         '''@prompt
 def explain(a: int, b: int) -> str:
     """Explain a ratio."""
@@ -425,12 +430,16 @@ def explain(a: int, b: int) -> str:
     try:
         async with connect(replica.url, "client01", "2026-07-28") as client:
             failed = await client.call_tool("ratio", {"a": 1, "b": 0})
+            plotted = await client.call_tool("plot_ratio", {"a": 1, "b": 2})
     finally:
         replica.stop()
     assert failed.is_error is True and "ZeroDivisionError: division by zero" in failed.content[0].text  # type: ignore[union-attr]
     logged = [json.loads(line) for line in replica.lines.rest() if line.startswith("{")]
     (start,) = [entry for entry in logged if entry.get("event") == "start"]
-    assert "Tools: 1, resources: 1, resource templates: 0, prompts: 1" in start["message"]
+    assert "Tools: 2, resources: 1, resource templates: 0, prompts: 1" in start["message"]
+    (no_kernel,) = [entry for entry in logged if entry.get("event") == "run_in"]
+    assert no_kernel["level"] == "warning" and no_kernel["tools"] == ["plot_ratio"]
+    assert plotted.content[0].text == "plotted 1/2"  # type: ignore[union-attr]  # on a thread, still served
     assert start["resources"] == ["ratio-notes"] and start["prompts"] == ["explain"]
     (raised,) = [entry for entry in logged if "raised" in entry.get("message", "")]
     assert raised["level"] == "warning" and "'ratio'" in raised["message"]

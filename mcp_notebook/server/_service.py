@@ -251,6 +251,13 @@ class ServiceApp:
             logger.info(
                 "%s", message, extra={"fields": {"event": "approval", "runs": runs, "refused": refused}}
             )
+        in_kernel = [e.name for e in tools if e.run_in == "kernel"]
+        if in_kernel:
+            logger.warning(
+                "%s",
+                t("service.no_kernel", tools=", ".join(in_kernel)),
+                extra={"fields": {"event": "run_in", "tools": in_kernel}},
+            )
         if not config.state_keys:
             logger.warning("%s", t("service.process_key"), extra={"fields": {"event": "request_state_key"}})
 
