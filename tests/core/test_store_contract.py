@@ -107,15 +107,6 @@ BACKENDS: dict[str, Callable[..., Backend]] = {
 }
 
 
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(params=list(BACKENDS))
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     if request.param == "redis":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from mcp_notebook.core._store import IDEMPOTENCY, Scope, StoreError
@@ -12,15 +10,6 @@ from mcp_notebook.core._store_url import is_shared, open_store, store_opener
 from tests.services import RedisServer, free_port
 
 SCOPE = Scope("shop", "alice", "orders_create", "v1")
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_a_redis_url_opens_a_redis_store_with_its_prefix(redis_server: RedisServer) -> None:
