@@ -14,6 +14,30 @@ import pytest
 from mcp_notebook import Catalogue, serve
 
 
+@pytest.fixture(scope="module")
+def authority() -> Iterator[Any]:
+    """A test OAuth authorization server: signs access tokens, serves its JWKS (`tests.oauth`)."""
+    from tests.oauth import AuthorizationServer  # PyJWT and cryptography: only for the OAuth tests
+
+    server = AuthorizationServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def oauth_app(tmp_path_factory: pytest.TempPathFactory, authority: Any) -> Iterator[Any]:
+    """The example notebook exported and served by uvicorn as an OAuth resource server of `authority`."""
+    from tests.oauth import served_with_oauth
+
+    replica = served_with_oauth(tmp_path_factory.mktemp("oauth"), authority)
+    try:
+        yield replica
+    finally:
+        replica.stop()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """Audit logs, idempotency stores and lesson progress of tests go to a scratch folder, not the home folder."""

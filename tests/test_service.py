@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ import pytest
 
 from mcp_notebook import asgi_app
 from mcp_notebook.server._service_config import ServiceConfigError, load_config
-from tests.oauth import RESOURCE, AuthorizationServer, served_with_oauth
+from tests.oauth import RESOURCE, AuthorizationServer
 from tests.security.conftest import post_modern, reply
 from tests.services import Replica
 from tests.test_replicas import NOTEBOOK, connect, service_environ
@@ -447,24 +446,6 @@ def explain(a: int, b: int) -> str:
 
 
 # -- OAuth 2.1 resource server -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def authority() -> Iterator[AuthorizationServer]:
-    server = AuthorizationServer()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def oauth_app(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationServer) -> Iterator[Any]:
-    replica = served_with_oauth(tmp_path_factory.mktemp("oauth"), authority)
-    try:
-        yield replica
-    finally:
-        replica.stop()
 
 
 @pytest.mark.replicas

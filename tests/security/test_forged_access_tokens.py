@@ -10,13 +10,12 @@ basic/authorization), and the tool never runs; the same request with a good toke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.oauth import AuthorizationServer, served_with_oauth
+from tests.oauth import AuthorizationServer
 from tests.security.conftest import post_modern, reply
 
 pytestmark = pytest.mark.replicas
@@ -24,28 +23,10 @@ pytestmark = pytest.mark.replicas
 METADATA = 'resource_metadata="https://orders.example.test/.well-known/oauth-protected-resource/mcp"'
 
 
-@pytest.fixture(scope="module")
-def authority() -> Iterator[AuthorizationServer]:
-    server = AuthorizationServer()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationServer) -> Iterator[Any]:
-    replica = served_with_oauth(tmp_path_factory.mktemp("oauth"), authority)
-    try:
-        yield replica
-    finally:
-        replica.stop()
-
-
-def place(app: Any, token: str) -> Any:
+def place(oauth_app: Any, token: str) -> Any:
     """A call that would change something (opening a cart) if it ran."""
     arguments = {"idempotency_key": "forged-token-attack-0001"}
-    return post_modern(app, "tools/call", {"name": "open_cart", "arguments": arguments}, token=token)
+    return post_modern(oauth_app, "tools/call", {"name": "open_cart", "arguments": arguments}, token=token)
 
 
 @pytest.mark.parametrize(
@@ -59,14 +40,14 @@ def place(app: Any, token: str) -> Any:
     ids=["expired", "wrong-audience", "wrong-signature", "wrong-issuer"],
 )
 def test_a_token_not_meant_for_this_app_gets_401(
-    app: Any, authority: AuthorizationServer, forgery: dict[str, Any], said: str, tmp_path: Path
+    oauth_app: Any, authority: AuthorizationServer, forgery: dict[str, Any], said: str, tmp_path: Path
 ) -> None:
-    refused = place(app, authority.token(subject="mallory", **forgery))
+    refused = place(oauth_app, authority.token(subject="mallory", **forgery))
     assert refused.status_code == 401
     challenge = refused.headers["www-authenticate"]
     assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge and METADATA in challenge
     assert said in challenge  # error_description: what is wrong with the token
     assert "mcp-notebook://" not in refused.text and "cart" not in refused.text  # nothing ran
     # The same request with a good token is answered (the attack is the token, nothing else).
-    good = place(app, authority.token(subject="mallory"))
+    good = place(oauth_app, authority.token(subject="mallory"))
     assert good.status_code == 200 and "result" in reply(good), good.text
