@@ -626,7 +626,7 @@ async def stopped(peer: Peer, tag: str) -> bool:
             answer = await peer.client.call_tool("was_cancelled", {"tag": tag})
             if answer.structured_content == {"result": True}:
                 return True
-            await anyio.sleep(0.05)
+            await anyio.sleep(0.05)  # asked again until the tool says so, within the deadline
 
 
 async def legacy_story(peer: Peer) -> dict[str, Any]:

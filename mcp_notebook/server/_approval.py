@@ -244,8 +244,10 @@ class ApprovalPolicy:
         """Whether a call of `tool` by `client` (an identity) waits for a person."""
         if local or self.allowed.permits(client, tool):
             return False
-        if override == "always" or (override == "never" and (self.tool_exemptions or read_only)):
-            return override == "always"
+        if override == "always":
+            return True
+        if override == "never" and (self.tool_exemptions or read_only):
+            return False
         if self.mode == "auto":
             return False
         return self.mode == "always" or not read_only

@@ -196,17 +196,14 @@ class ServiceApp:
             seen = store.get("start-check", probe, key)
             store.delete("start-check", probe, key)
         except Exception as exc:  # any failure of the store's own library: say it, then stop
-            raise ServiceConfigError(
-                t("service.store_unusable", store=shown_store(self.config.store), problem=_problem(exc))
-            ) from exc
-        if seen is not True:
-            raise ServiceConfigError(
-                t(
-                    "service.store_unusable",
-                    store=shown_store(self.config.store),
-                    problem=t("service.store_lost_value"),
-                )
-            )
+            problem = _problem(exc)
+        else:
+            if seen is True:
+                return
+            problem = t("service.store_lost_value")
+        raise ServiceConfigError(
+            t("service.store_unusable", store=shown_store(self.config.store), problem=problem)
+        )
 
     def started(self) -> None:
         """Set up the logs and say how this app serves (once per worker process, at its start)."""

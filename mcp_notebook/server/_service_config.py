@@ -138,7 +138,7 @@ def _example(example: str, where: str) -> str:
     value = example.split(" = ", 1)[1].strip()
     if value.startswith("["):
         value = ",".join(word.strip().strip('"') for word in value.strip("[]").split(","))
-    return f"{where}={value.strip(chr(34))}"
+    return where + "=" + value.strip('"')
 
 
 # setting -> (TOML path, environment variable, reader, example)
