@@ -19,7 +19,7 @@ import pytest
 from mcp_notebook.cli._export import export_notebook
 from tests.conftest import until
 from tests.services import Replica
-from tests.tasks_client import TasksExtension, cancel_task, legacy_task_call, until_status
+from tests.tasks_client import TasksExtension, cancel_task, legacy_task_call, until_status, update_task
 from tests.test_replicas import connect, service_environ, token_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.replicas]
@@ -37,6 +37,12 @@ def crunch(rounds: int, ctx: Context) -> str:
     finally:
         with open(os.environ["CRUNCH_LOG"], "a", encoding="utf-8") as log:
             log.write("ended\\n")''',
+    '''@tool(read_only=True, task="optional")
+def greet(ctx: Context) -> str:
+    """Asks a name once it is a task."""
+    ctx.sleep(0.6)
+    answer = ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"Hello, {answer.get('name')}!"''',
 ]
 
 
@@ -82,6 +88,36 @@ async def test_a_task_made_through_one_replica_is_polled_and_cancelled_through_a
         assert (await until_status(one.session, endless.task_id, timeout=60)).status == "cancelled"
     # The work stopped where it ran: both runs ended (the first done, the second cancelled).
     assert until(lambda: log.read_text(encoding="utf-8").count("ended") == 2, timeout=30)
+
+
+async def test_a_tasks_question_is_answered_through_another_replica(
+    replicas: tuple[Replica, Replica, Path],
+) -> None:
+    first, second, _ = replicas
+
+    async def never_asked(*_: Any) -> Any:  # declares elicitation; a task's question is polled, not pushed
+        raise AssertionError("a task's question is polled, not pushed")
+
+    async with (
+        connect(
+            first.url,
+            "client03",
+            "2026-07-28",
+            extensions=[TasksExtension()],
+            elicitation_callback=never_asked,
+        ) as one,
+        connect(second.url, "client03", "2026-07-28", extensions=[TasksExtension()]) as other,
+    ):
+        created = await one.session.call_tool("greet", {}, allow_claimed=True)
+        waiting = await until_status(other.session, created.task_id, "input_required", timeout=60)
+        assert waiting.input_requests is not None
+        [key] = waiting.input_requests
+        await update_task(
+            other.session, created.task_id, {key: {"action": "accept", "content": {"name": "Ada"}}}
+        )
+        done = await until_status(one.session, created.task_id, timeout=60)
+    assert done.status == "completed" and done.result is not None, done
+    assert done.result["content"][0]["text"] == "Hello, Ada!"
 
 
 async def test_a_2025_client_gets_a_task_from_an_exported_app_and_reads_it_through_another_replica(

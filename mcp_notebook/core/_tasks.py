@@ -30,7 +30,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -67,6 +67,8 @@ MAX_LISTED = 1000
 """The most recent tasks of one identity that ``tasks/list`` (2025-11-25) can show."""
 
 _INDEX = "#index"  # the tool field of an identity's list of tasks: no tool name holds a '#'
+# The tool field of what other processes leave for the process that runs a task (`TaskBook.leave`).
+_INBOX = "#inbox"
 _RUNNING = "#server"  # the identity of the server's list of running tasks: no client name starts so
 _PROCESS = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -131,9 +133,6 @@ class TaskRecord:
         The questions it waits on (``input_required``), by key, as the wire shows them.
     used_keys:
         Every question key issued (a key is never reused within a task).
-    responses:
-        Answers to its questions that another process received (a replica sharing the store),
-        for the process that runs the task to take.
     events:
         Its lifecycle, ``[time, what]``: created, waiting, cancelled by ..., completed ...
     """
@@ -156,7 +155,6 @@ class TaskRecord:
     error: dict[str, Any] | None = None
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     used_keys: list[str] = field(default_factory=list)
-    responses: dict[str, Any] = field(default_factory=dict)
     events: list[list[Any]] = field(default_factory=list)
     ended: float | None = None
     cancelled_by: str | None = None
@@ -303,6 +301,33 @@ class TaskBook:
             running = self._running()
             if running.pop(record.task_id, None) is not None:
                 self._write_running(running)
+
+    def leave(self, owner: str, task_id: str, *, cancel: Mapping[str, Any] | None = None, responses: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+        """Leave a cancel or answers for the process that runs `owner`'s task (a replica sharing the store).
+
+        Not in the record, which that process writes as the task goes on and would write over them:
+        in an entry of its own that it only reads (`inbox`), kept as long as a task at most lives.
+        """
+        scope = Scope(self.server, owner, _INBOX)
+        store = self._store()
+        with self._lock:
+            held = self.inbox(owner, task_id)
+            note: dict[str, Any] = {"responses": {**held.get("responses", {}), **(responses or {})}}
+            if cancel is not None or "cancel" in held:
+                note["cancel"] = dict(cancel) if cancel is not None else held["cancel"]
+            store.put(TASKS, scope, task_id, note, ttl=MAX_TTL)
+
+    def inbox(self, owner: str, task_id: str) -> dict[str, Any]:
+        """What other processes left for `owner`'s task: ``{"cancel": {"message", "by"}, "responses": {...}}``."""
+        held = self._store().get(TASKS, Scope(self.server, owner, _INBOX), task_id, {})
+        if not isinstance(held, dict):
+            return {}
+        responses = held.get("responses")
+        cancel = held.get("cancel")
+        note: dict[str, Any] = {"responses": responses if isinstance(responses, dict) else {}}
+        if isinstance(cancel, dict):
+            note["cancel"] = cancel
+        return note
 
     def listed(self, owner: str) -> list[str]:
         """The ids of `owner`'s recent tasks, oldest first (some may have expired since)."""

@@ -26,6 +26,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
 import anyio
@@ -192,10 +193,10 @@ class TaskRun:
             record = self.snapshot()
             self._saved_at = self.manager.book.now()
             if not record.terminal and self.manager.shared:
-                # Another process sharing the store may have cancelled or answered it since: take that
-                # in rather than write over it (the last writer would otherwise lose the cancel).
-                stored = await anyio.to_thread.run_sync(self.manager.book.load, record.owner, record.task_id)
-                if self.manager.took_in(self, stored):
+                # Another process sharing the store may have cancelled it since and written so in the
+                # record: take that in first, so as not to write a running task over it.
+                left = await anyio.to_thread.run_sync(self.manager.book.inbox, record.owner, record.task_id)
+                if self.manager.took_in(self, left):
                     record = self.snapshot()
             write = self.manager.book.ended if record.terminal else self.manager.book.save
             await anyio.to_thread.run_sync(write, record)
@@ -406,8 +407,13 @@ class TaskManager:
         record = await self.read(owner, task_id)
         if record is None or record.terminal:
             return record, False
-        # Another process runs it (a replica sharing the store): its heartbeat sees the cancel.
-        record.end(self.book.now(), CANCELLED, message=t("task.cancelled_by", who=by))
+        # Another process runs it (a replica sharing the store): left for it (its heartbeat takes it
+        # within a second and stops the work), and said in the record for every reader now.
+        message = t("task.cancelled_by", who=by)
+        await anyio.to_thread.run_sync(
+            partial(self.book.leave, owner, task_id, cancel={"message": message, "by": by})
+        )
+        record.end(self.book.now(), CANCELLED, message=message)
         record.cancelled_by = by
         await anyio.to_thread.run_sync(self.book.ended, record)
         return record, True
@@ -522,7 +528,8 @@ class TaskManager:
     async def answer(self, owner: str, task_id: Any, responses: Mapping[str, Any]) -> bool:
         """The client's answers to `owner`'s task; False when `owner` has no such task.
 
-        Answers to a task another process runs are left in its record for that process (`_heartbeat`).
+        Answers to a task another process runs are left for that process (`TaskBook.leave`, taken by
+        its `_heartbeat`), and its record says they arrived.
         """
         run = self.live(owner, task_id)
         if run is not None:
@@ -533,7 +540,7 @@ class TaskManager:
             return False
         fresh = {key: value for key, value in responses.items() if key in record.pending}
         if fresh and not record.terminal:
-            record.responses.update(fresh)
+            await anyio.to_thread.run_sync(partial(self.book.leave, owner, task_id, responses=fresh))
             for key in fresh:
                 record.pending.pop(key, None)
             await anyio.to_thread.run_sync(self.book.save, record)
@@ -552,8 +559,8 @@ class TaskManager:
                 if not due and not self.shared and run.record.status != INPUT_REQUIRED:
                     continue
                 try:
-                    stored = await anyio.to_thread.run_sync(self.book.load, run.record.owner, task_id)
-                    if self.took_in(run, stored):
+                    left = await anyio.to_thread.run_sync(self.book.inbox, run.record.owner, task_id)
+                    if self.took_in(run, left):
                         due = True
                     if due:
                         renewed[task_id] = now
@@ -563,19 +570,27 @@ class TaskManager:
             for task_id in [key for key in renewed if key not in self.runs]:
                 del renewed[task_id]
 
-    def took_in(self, run: TaskRun, stored: TaskRecord | None) -> bool:
-        """Take in what another process left in `run`'s stored record: a cancel, or answers."""
-        if stored is None or run.record.terminal:
+    def took_in(self, run: TaskRun, left: Mapping[str, Any]) -> bool:
+        """Take in what another process left for `run` (`TaskBook.inbox`): a cancel, or answers.
+
+        Whether anything was new: the inbox is read again and again, and what was taken is ignored.
+        """
+        if run.record.terminal:
             return False
-        if stored.status == CANCELLED:
-            self._end(run, CANCELLED, stored.message or t("task.cancelled"))  # cancelled elsewhere
+        cancel = left.get("cancel")
+        if isinstance(cancel, dict):
+            self._end(
+                run, CANCELLED, str(cancel.get("message") or t("task.cancelled"))
+            )  # cancelled elsewhere
             with run.lock:
-                run.record.cancelled_by = stored.cancelled_by
+                run.record.cancelled_by = cancel.get("by")
             self._stop_work(run)
             self._tell(run)
             return True
-        if stored.responses:
-            run.answer(stored.responses)
+        with run.lock:
+            fresh = {key: value for key, value in left.get("responses", {}).items() if key in run.answers}
+        if fresh:
+            run.answer(fresh)
             return True
         return False
 
