@@ -7,8 +7,8 @@ there still wins. `scripts/jupyter/` (first on JUPYTER_CONFIG_PATH, for this pro
 
 - `labconfig/default_setting_overrides.json`: two defaults changed, no "official Jupyter news?"
   question over the lesson and no update check.
-- `jupyter_server_config.json`: the websocket ping timeout tornado uses anyway (jupyter_server asks
-  for three ping intervals, tornado >= 6.5 refuses more than one, with a warning on every start).
+- `jupyter_server_config.py`: kernel websockets keep jupyter_server's ping timeout (three ping
+  intervals), and the one line tornado >= 6.5 logs about it at the first websocket is filtered out.
 
 And here, on the command line: kernels talk to the server with CurveZMQ keys the kernel manager
 provisions (ipykernel warns that plain TCP can be overheard, and names this remedy). The lessons
