@@ -239,6 +239,57 @@ def serve(
         return handle
 
 
+def serve_privately(catalogue: Catalogue, *, name: str) -> ServerHandle:
+    """A second server of this kernel, for code of the kernel's own: a catalogue of its own, beside
+    the one `serve()` runs.
+
+    It is never the current server (`current_server`, ``%mcp_call`` and the panel do not see it),
+    is not published to the Jupyter server extension, keeps its state in memory, writes no audit
+    log, and asks nobody to approve anything: only the kernel holds its credentials. Call it as the
+    notebook, with the kernel's own credential (``runtime.local_secret``). The lessons' checkers
+    serve model answers with it, so that a learner's tool and the model answer are called through
+    the same kind of server. Stop it with ``handle.stop()``.
+    """
+    token = new_token()
+    sock = bind_socket("127.0.0.1", 0)
+    runner = ToolRunner("thread", runtime.kernel_pump, server_thread=lambda: runtime.thread)
+    tools = tool_server(
+        catalogue,
+        runner,
+        identities=Identities(token, notebook_token=runtime.local_secret),
+        approval=ApprovalPolicy("auto"),
+        name=check_server_name(name),
+        store="memory://",
+        audit_log=False,
+    )
+    handle = ServerHandle(
+        tools, host="127.0.0.1", port=sock.getsockname()[1], token=token, run_in="thread", name=name
+    )
+    portal = runtime.portal()
+    try:
+        _, server = portal.start_task(functools.partial(run_http, tools, sock, "127.0.0.1"))
+    except Exception as exc:
+        sock.close()
+        tools.close()
+        runner.workers.close()
+        raise ServerError(t("serve.failed", error=exc)) from exc
+
+    def stop() -> None:
+        tools.close_streams()
+        with contextlib.suppress(Exception):
+            portal.call(tools.tasks.shutdown)
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            portal.call(server.done.wait)
+        runner.workers.close()
+        tools.close()
+        handle.running = False
+
+    handle._stop = stop
+    handle.running = True
+    return handle
+
+
 def stop() -> None:
     """Stop the in-kernel server if one runs."""
     if _current is not None:

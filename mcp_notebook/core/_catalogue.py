@@ -8,6 +8,8 @@ entry holds and how it is built from a function is in `_tool_entry`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -27,8 +29,10 @@ __all__ = [
     "RunIn",
     "ToolEntry",
     "check_tool_name",
+    "collecting_into",
     "default_catalogue",
     "make_entry",
+    "target_catalogue",
     "tool",
 ]
 
@@ -211,6 +215,33 @@ DEFINE_HOOKS: list[Callable[[ToolEntry, Catalogue], None]] = []
 default_catalogue = Catalogue()
 """The catalogue that `@tool` fills and `serve()` serves unless told otherwise."""
 
+_collecting: contextvars.ContextVar[Catalogue | None] = contextvars.ContextVar(
+    "mcp_notebook_collecting", default=None
+)
+
+
+@contextlib.contextmanager
+def collecting_into(catalogue: Catalogue) -> Iterator[Catalogue]:
+    """Inside the block, `@tool`, `@resource` and `@prompt` without ``catalogue=`` fill `catalogue`.
+
+    For code that is not the notebook's, run by the kernel's own machinery (the lessons' model
+    answers): what it defines stays out of the catalogue the notebook serves, and no linter report
+    is shown for it.
+    """
+    token = _collecting.set(catalogue)
+    try:
+        yield catalogue
+    finally:
+        _collecting.reset(token)
+
+
+def target_catalogue(catalogue: Catalogue | None) -> Catalogue:
+    """Where a definition goes: `catalogue` if given, else the one being collected into, else the default."""
+    if catalogue is not None:
+        return catalogue
+    collected = _collecting.get()
+    return collected if collected is not None else default_catalogue
+
 
 @overload
 def tool(fn: F, /, *, catalogue: Catalogue | None = None) -> F: ...
@@ -292,11 +323,12 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
     catalogue:
         Where to register (default: the catalogue ``serve()`` serves).
     """
-    target = catalogue if catalogue is not None else default_catalogue
+    target = target_catalogue(catalogue)
+    quiet = catalogue is None and _collecting.get() is not None
 
     def register(func: F) -> F:
         entry = target.add(make_entry(func, **options))
-        if lint:
+        if lint and not quiet:
             for hook in list(DEFINE_HOOKS):
                 hook(entry, target)
         return func

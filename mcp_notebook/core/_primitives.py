@@ -10,7 +10,7 @@ import datetime as _dt
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ._catalogue import Catalogue, default_catalogue
+from ._catalogue import Catalogue, target_catalogue
 from ._prompts import make_prompt
 from ._resources import make_resource, published
 
@@ -49,7 +49,7 @@ def resource(
     completers:
         For templates: ``{"region": ["north", "south"]}`` or ``{"region": fn(partial) -> list}``.
     """
-    target = catalogue if catalogue is not None else default_catalogue
+    target = target_catalogue(catalogue)
 
     def register(fn: F) -> F:
         entry = make_resource(
@@ -86,7 +86,7 @@ def prompt(
     Its parameters are the prompt's arguments (``Literal``/``Enum`` types complete by themselves;
     `completers` adds more); it returns a str (one user message) or a list of messages.
     """
-    target = catalogue if catalogue is not None else default_catalogue
+    target = target_catalogue(catalogue)
 
     def register(func: F) -> F:
         target.add_prompt(
@@ -123,7 +123,7 @@ def publish(
     name:
         The resource's name (e.g. the variable's name).
     """
-    target = catalogue if catalogue is not None else default_catalogue
+    target = target_catalogue(catalogue)
     where = uri or f"notebook://variables/{name}"
     target.add_resource(
         published(value, where, name=name, title=title, description=description, mime_type=mime_type)

@@ -36,9 +36,10 @@ KINDS: dict[str, type[Exercise]] = {
 }
 """The kinds of exercise every chapter may use; a chapter adds its own (`load_exercises`)."""
 
-TEST_KEYS = ("accepts", "refuses", "given")
-"""Keys of an exercise's table that are not the exercise but the answers its tests try (``given``: the
-notebook's code those answers run after, as the chapter's cells define it)."""
+TEST_KEYS = ("accepts", "refuses")
+"""Keys of an exercise's table that are not the exercise but the answers its tests try. (``given``, the
+notebook's code those answers run after, as the chapter's cells define it, is the exercise's: its
+model answer runs after it too.)"""
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core._text import t
+from ._judge import checking
 from ._progress import record_check
 from ._texts import Text, as_text, localized
 
@@ -165,6 +166,9 @@ class Exercise:
     answer_note:
         What to write, said in the first line of the notebook's answer cell
         (``# 여기에 답을 쓰세요: ...``).
+    given:
+        The code the chapter's notebook runs before the exercise (its data, the tools it defines):
+        what the model answer runs after, when the checker runs it beside the learner's.
     """
 
     kind = "exercise"
@@ -182,9 +186,11 @@ class Exercise:
         solution: Text | None = None,
         variable: str | None = "",
         answer_note: Text | None = None,
+        given: str = "",
     ) -> None:
         self.chapter = chapter
         self.name = name
+        self.given = given
         self.variable = f"{name}_answer" if variable == "" else variable
         self._texts: dict[str, dict[str, str]] = {}
         texts: dict[str, Text] = {
@@ -209,14 +215,19 @@ class Exercise:
         self.hints_seen = 0
 
     # -- the three things a learner does ------------------------------------------------------------
-    def check(self, answer: Any = None) -> Feedback:
-        """Check `answer` (or, given none, what the notebook holds) and say what to fix."""
+    def check(self, answer: Any = None, *, seed: int | None = None) -> Feedback:
+        """Check `answer` (or, given none, what the notebook holds) and say what to fix.
+
+        A code exercise draws new inputs for each check; `seed` (which its feedback shows) draws
+        the same ones again.
+        """
         try:
             if answer is None:
                 answer = self.find_answer()
             if is_blank(answer):
                 raise NotAttempted
-            problems = self.evaluate(answer)
+            with checking(seed):
+                problems = self.evaluate(answer)
         except NotAttempted:
             return self._feedback("not_attempted", t("lessons.check.not_attempted", how=self.how_to_answer()))
         self.attempts += 1
@@ -317,6 +328,8 @@ class Exercise:
         data["explanation"] = dict(self._texts["explanation"])
         if "solution" in self._texts:
             data["solution"] = dict(self._texts["solution"])
+        if self.given:
+            data["given"] = self.given
         return data
 
     def kind_data(self) -> dict[str, Any]:
@@ -341,7 +354,7 @@ class Exercise:
             "hints": data.pop("hints"),
             "explanation": data.pop("explanation"),
         }
-        for key in ("solution", "answer_note"):
+        for key in ("solution", "answer_note", "given"):
             if key in data:
                 kwargs[key] = data.pop(key)
         if "variable" in data:

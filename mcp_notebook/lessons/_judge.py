@@ -69,3 +69,11 @@ def check_seed(given: int | None = None) -> int:
     if fixed:
         return int(fixed) if fixed.isdigit() else int.from_bytes(fixed.encode()[:6].ljust(6, b"\0"), "big")
     return secrets.randbelow(1_000_000)
+
+
+@contextlib.contextmanager
+def checking(seed: int | None = None) -> Iterator[int]:
+    """One check: every draw inside it comes from one seed (`check_seed`), which it yields."""
+    chosen = check_seed(seed)
+    with thoroughness(current().draws, seed=chosen):
+        yield chosen

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core._text import clip, t
+from ._behaviour import Judge, Verdict, compare_calls, pick_problems, recovery_problems, source_of
 from ._exercise import DataContext, Exercise, NotAttempted, user_namespace
+from ._reference import Reference
 from ._texts import Text
 
 CALL_TIMEOUT = 20.0
@@ -149,7 +151,15 @@ def _includes(actual: Any, expected: Any) -> bool:
 
 
 class ToolExercise(Exercise):
-    """The learner defines a tool with ``@tool``; the checker lists and calls it over MCP."""
+    """The learner defines a tool with ``@tool``; the checker lists and calls it over MCP.
+
+    With a `judge` (an exercise's ``judge`` table) the tool is judged by what it does: called beside
+    the model answer (``solution``, after the chapter's ``given`` set-up) on the teaching examples and
+    on inputs drawn from the schemas, every answer compared whole (`mcp_notebook.lessons._behaviour`);
+    its description by the tools a model picks with it; its error messages by whether a model can fix
+    its call from them. `probes` are fixed calls with what each must answer, for exercises of one's own
+    (the course's exercises use a judge).
+    """
 
     kind = "tool"
 
@@ -160,8 +170,9 @@ class ToolExercise(Exercise):
         *,
         tool: str,
         params: list[Param],
-        probes: list[Probe],
-        description_min: int = 20,
+        probes: list[Probe] | None = None,
+        judge: Judge | None = None,
+        description_min: int = 1,
         output_schema: bool = False,
         annotations: dict[str, bool] | None = None,
         **texts: Any,
@@ -169,11 +180,13 @@ class ToolExercise(Exercise):
         super().__init__(chapter, name, variable=None, **texts)
         self.tool = tool
         self.params = params
-        self.probes = probes
+        self.probes = probes or []
+        self.judge = judge
         self.description_min = description_min
         self.needs_output_schema = output_schema
         self.annotations = annotations or {}
-        self._add_texts({f"probe.{i}": p.advice for i, p in enumerate(probes) if p.advice is not None})
+        self.verdict: Verdict | None = None
+        self._add_texts({f"probe.{i}": p.advice for i, p in enumerate(self.probes) if p.advice is not None})
 
     def cell_template(self) -> str | None:
         return None
@@ -181,16 +194,17 @@ class ToolExercise(Exercise):
     # -- as data ----------------------------------------------------------------------------------
     def kind_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"tool": self.tool, "params": [p.to_data() for p in self.params]}
-        if self.description_min != 20:
+        if self.description_min != 1:
             data["description_min"] = self.description_min
         if self.needs_output_schema:
             data["output_schema"] = True
         if self.annotations:
             data["annotations"] = dict(self.annotations)
-        data["probes"] = [
-            {**probe.to_data(), **({"advice": dict(self._texts[f"probe.{i}"])} if probe.advice else {})}
-            for i, probe in enumerate(self.probes)
-        ]
+        if self.probes:
+            data["probes"] = [
+                {**probe.to_data(), **({"advice": dict(self._texts[f"probe.{i}"])} if probe.advice else {})}
+                for i, probe in enumerate(self.probes)
+            ]
         return data
 
     @classmethod
@@ -199,6 +213,8 @@ class ToolExercise(Exercise):
         kwargs["tool"] = data.pop("tool")
         kwargs["params"] = [Param.from_data(p) for p in data.pop("params", [])]
         kwargs["probes"] = [Probe.from_data(p, context) for p in data.pop("probes", [])]
+        if "judge" in data:
+            kwargs["judge"] = Judge.from_data(data.pop("judge"), context)
         for key in ("description_min", "annotations"):
             if key in data:
                 kwargs[key] = data.pop(key)
@@ -250,13 +266,55 @@ class ToolExercise(Exercise):
                 return [*problems, t("lessons.tool.not_listed", tool=name)]
             problems += self._definition_problems(definition)
             problems += self._probe_problems(name)
+            if self.judge is not None:
+                problems += self._judged_problems(name, definition)
         finally:
             if server is not None:
                 server.stop()
         return problems
 
     def praise(self) -> list[str]:
+        if self.verdict is not None:
+            checked = t("lessons.judge.checked", calls=self.verdict.calls, seed=self.verdict.seed)
+            return [checked, f"{t('lessons.solution.why')}: {self.text('explanation')}"]
         return [t("lessons.tool.checked_via", calls=len(self.probes)), *super().praise()]
+
+    # -- what the tool does, next to the model answer ---------------------------------------------
+    def reference(self) -> Reference:
+        """The model answer, defined after the chapter's set-up, apart from the notebook."""
+        also = self.judge.distractors if self.judge is not None else ""
+        return Reference(self.text("solution"), self.given, also=also)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """One ``tools/call`` of the learner's tool, as the check makes it (a kind may call otherwise)."""
+        from mcp_notebook import call
+
+        return call(name, arguments, timeout=CALL_TIMEOUT)
+
+    def _judged_problems(self, name: str, definition: dict[str, Any]) -> list[str]:
+        assert self.judge is not None
+        self.verdict = None
+        entry = served_catalogue().get(name)
+        reference = self.reference()
+        with reference.served():
+            problems = pick_problems(name, self.judge, definition, reference.definitions())
+            verdict = compare_calls(
+                name,
+                self.judge,
+                reference,
+                mine=definition,
+                call_mine=self.call_tool,
+                learner_source=source_of(entry.fn) if entry is not None else "",
+                notebook=user_namespace(),
+                exercise=self.name,
+            )
+        problems += verdict.problems
+        if not problems and self.judge.recoveries:
+            with reference.served():
+                problems += recovery_problems(name, self.judge, reference, notebook=user_namespace())
+        if not problems:
+            self.verdict = verdict
+        return problems
 
     # -- what tools/list shows --------------------------------------------------------------------
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
@@ -332,9 +390,8 @@ class ToolExercise(Exercise):
 
     def _call_probe(self, name: str, probe: Probe, shown: str, problems: list[str]) -> Any:
         """One probe's ``tools/call`` (a subclass may call differently and add what it noticed)."""
-        from mcp_notebook import call
 
-        return call(name, probe.arguments, timeout=CALL_TIMEOUT)
+        return self.call_tool(name, probe.arguments)
 
     def _judge(self, probe: Probe, result: Any, shown: str) -> str | None:
         if probe.expect == "ok":

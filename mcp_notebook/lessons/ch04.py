@@ -9,6 +9,7 @@ Their content is data: ``content/ch04/exercises.toml``; the kind of q2 is define
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ._answers import ShortAnswer
@@ -28,4 +29,21 @@ class ErrorCodeAnswer(ShortAnswer):
         return super().evaluate(answer)
 
 
-q1, q2, q3, q4 = load_exercises("04", __all__, kinds={"error_code": ErrorCodeAnswer})
+OPEN, CLOSE = 9, 18
+STATIONS = ("north", "south", "river")
+
+
+def rental_fixed(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
+    """Whether `fixed` is a rental that can happen and keeps what the request asked for: the same
+    station, and of the start and the length, the one that was not wrong."""
+    station, start, hours = fixed.get("station"), fixed.get("start_hour"), fixed.get("hours")
+    if station != wrong["station"] or not isinstance(start, int) or not isinstance(hours, int):
+        return False
+    if start < OPEN or hours < 1 or start + hours > CLOSE:
+        return False
+    return start == wrong["start_hour"] or hours == wrong["hours"]
+
+
+q1, q2, q3, q4 = load_exercises(
+    "04", __all__, kinds={"error_code": ErrorCodeAnswer}, checks={"rental_fixed": rental_fixed}
+)

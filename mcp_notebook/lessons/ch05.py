@@ -10,13 +10,13 @@ Their content is data: ``content/ch05/exercises.toml``; the kind of q5 is define
 from __future__ import annotations
 
 import json
-import secrets
+from collections.abc import Mapping
 from typing import Any
 
-from ..core._text import clip, t
+from ..core._text import t
 from ._content import load_exercises
 from ._exercise import DataContext
-from ._toolcheck import CALL_TIMEOUT, ToolExercise, served_catalogue
+from ._toolcheck import ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
@@ -34,10 +34,11 @@ class RedesignExercise(ToolExercise):
     """The learner redesigns `book_room`; the linter and real ``tools/call`` requests judge it.
 
     Besides the kit's definition checks it wants: the key lint rules quiet (`KEY_RULES`), exact
-    bounds, no parameters beyond the four, a description naming the tool to use instead, and then,
-    through the server, an idempotent replay, different ids for different bookings, refusals that
-    name the field (enum, bounds, unknown argument, reused key) and a fixable business-rule error.
-    Idempotency keys are fresh random strings per check and never shown.
+    bounds, no parameters beyond the four, a description naming the tool to use instead. Then its
+    ``judge`` calls it beside the model answer, in one sequence from the same `bookings`: replays
+    with the same idempotency key, bookings cancelled with the chapter's `cancel_booking`, values
+    out of range, an unknown argument, a booking past closing time; and a model must fix a booking
+    past closing time from the tool's error message.
     """
 
     kind = "redesign"
@@ -46,7 +47,6 @@ class RedesignExercise(ToolExercise):
         super().__init__(*args, **kwargs)
         self.instead = instead
         self._ready = False
-        self._calls = 0
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
@@ -94,83 +94,23 @@ class RedesignExercise(ToolExercise):
         findings = lint(entry, among=catalogue.tools())
         return [t("lessons.ch05.lint", finding=_finding(f)) for f in findings if f.rule in KEY_RULES]
 
-    def _probe_problems(self, name: str) -> list[str]:
+    def _judged_problems(self, name: str, definition: dict[str, Any]) -> list[str]:
         if not self._ready:
             return [t("lessons.ch05.not_ready")]
-        from mcp_notebook import ClientConnectionError, ProtocolError, call
+        return super()._judged_problems(name, definition)
 
-        keys = [secrets.token_hex(12) for _ in range(4)]
-        self._calls = 0
-        problems: list[str] = []
 
-        def attempt(arguments: dict[str, Any]) -> tuple[str, Any]:
-            shown = {
-                k: (f"<key{keys.index(v) + 1}>" if k == "idempotency_key" else v)
-                for k, v in arguments.items()
-            }
-            label = f"{name} {json.dumps(shown, ensure_ascii=False)}"
-            self._calls += 1
-            try:
-                return label, call(name, arguments, timeout=CALL_TIMEOUT)
-            except ProtocolError as exc:
-                problems.append(
-                    t("lessons.tool.protocol_error", call=label, error=f"[{exc.code}] {exc.message}")
-                )
-            except ClientConnectionError as exc:
-                problems.append(t("lessons.tool.unreachable", call=label, error=str(exc)))
-            return label, None
-
-        def booking(arguments: dict[str, Any]) -> str | None:
-            label, result = attempt(arguments)
-            if result is None:
-                return None
-            if result.is_error:
-                problems.append(t("lessons.tool.call_error", call=label, text=clip(result.text, 200)))
-                return None
-            data = result.structured_content or {}
-            if not isinstance(data.get("booking_id"), str):
-                problems.append(t("lessons.ch05.no_booking_id", call=label, got=clip(_describe(result), 200)))
-                return None
-            return str(data["booking_id"])
-
-        def refused(arguments: dict[str, Any], names: str) -> None:
-            label, result = attempt(arguments)
-            if result is None:
-                return
-            if not result.is_error:
-                problems.append(t("lessons.tool.should_fail", call=label, got=clip(_describe(result), 200)))
-            elif names not in result.text:
-                problems.append(t("lessons.tool.error_should_name", call=label, field=names))
-
-        good = {"room": "A101", "start_hour": 10, "hours": 2}
-        first = booking({**good, "idempotency_key": keys[0]})
-        if first is None:
-            return problems
-        again = booking({**good, "idempotency_key": keys[0]})
-        if again is not None and again != first:
-            problems.append(t("lessons.ch05.replay_differs", first=first, second=again))
-        other = booking({"room": "A102", "start_hour": 14, "hours": 1, "idempotency_key": keys[1]})
-        if other is not None and other == first:
-            problems.append(t("lessons.ch05.same_id", booking=first))
-        fresh = {**good, "idempotency_key": keys[2]}
-        refused({**fresh, "room": "C301"}, "room")
-        refused({**fresh, "start_hour": 20}, "start_hour")
-        refused({**fresh, "hours": 0}, "hours")
-        refused({**fresh, "details": {"projector": True}}, "details")
-        refused({**good, "room": "B201", "idempotency_key": keys[0]}, "idempotency_key")
-        label, result = attempt({"room": "A101", "start_hour": 17, "hours": 3, "idempotency_key": keys[3]})
-        if result is not None:
-            if not result.is_error:
-                problems.append(t("lessons.tool.should_fail", call=label, got=clip(_describe(result), 200)))
-            elif str(CLOSING_HOUR) not in result.text:
-                problems.append(t("lessons.ch05.closing", closing=CLOSING_HOUR, text=clip(result.text, 200)))
-        return problems
-
-    def praise(self) -> list[str]:
-        return [
-            t("lessons.tool.checked_via", calls=self._calls),
-            f"{t('lessons.solution.why')}: {self.text('explanation')}",
-        ]
+def booking_fixed(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
+    """Whether the model's fixed booking can happen and keeps what was asked: the same room, and of
+    the start and the length, one as asked."""
+    room, start, hours = fixed.get("room"), fixed.get("start_hour"), fixed.get("hours")
+    if room != wrong["room"] or not isinstance(start, int) or not isinstance(hours, int):
+        return False
+    low, high = BOUNDS["start_hour"]
+    fits = low <= start <= high and BOUNDS["hours"][0] <= hours <= BOUNDS["hours"][1]
+    return (
+        fits and start + hours <= CLOSING_HOUR and (start == wrong["start_hour"] or hours == wrong["hours"])
+    )
 
 
 def _finding(finding: Any) -> str:
@@ -182,10 +122,6 @@ def _shown(value: Any) -> str:
     return t("none") if value is None else json.dumps(value)
 
 
-def _describe(result: Any) -> str:
-    if result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    return str(result.text)
-
-
-q1, q2, q3, q4, q5 = load_exercises("05", __all__, kinds={"redesign": RedesignExercise})
+q1, q2, q3, q4, q5 = load_exercises(
+    "05", __all__, kinds={"redesign": RedesignExercise}, checks={"booking_fixed": booking_fixed}
+)

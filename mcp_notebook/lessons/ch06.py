@@ -9,11 +9,13 @@ Their content is data: ``content/ch06/exercises.toml``; the kind of q5 is define
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..core._text import t
 from ._content import load_exercises
-from ._toolcheck import CALL_TIMEOUT, Probe, ToolExercise, served_catalogue
+from ._toolcheck import CALL_TIMEOUT, ToolExercise, served_catalogue
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]
 
@@ -24,13 +26,14 @@ DIARY_DATES = ("2026-03-01", "2026-03-02")
 
 
 class ApprovalToolExercise(ToolExercise):
-    """A ToolExercise whose probes come from outside, the way an AI app would call the tool.
+    """A ToolExercise whose calls come from outside, the way an AI app would call the tool.
 
     Besides the kit's definition checks it wants the tool's own ``approval="always"`` (so that it
-    asks whatever mode the server runs in) and honest annotations. Each probe is a ``tools/call``
-    with the server's URL and token, so the server treats it as an outside client's call: the
-    checker answers each approval prompt (Approve, as a person would) and notes whether one
-    appeared. A call that ran without a prompt is a problem in itself.
+    asks whatever mode the server runs in) and honest annotations. Each call of the learner's tool is
+    a ``tools/call`` with the server's URL and token, so the server treats it as an outside client's
+    call: the checker answers each approval prompt (Approve, as a person would) and notes whether one
+    appeared. A call that ran (it answered, rather than being refused by the schema, which comes
+    before the prompt) without a prompt is a problem in itself.
     """
 
     kind = "approval_tool"
@@ -39,7 +42,8 @@ class ApprovalToolExercise(ToolExercise):
         super().__init__(*args, **kwargs)
         self._calls = 0
         self._asked = 0
-        self._server: Any = None  # the server being probed, for `_call`
+        self._unasked: list[str] = []
+        self._server: Any = None  # the server being probed, for `call_tool`
 
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = super()._definition_problems(definition)
@@ -56,13 +60,23 @@ class ApprovalToolExercise(ToolExercise):
         server = current_server()
         if server is None:  # pragma: no cover - evaluate() starts one
             return [t("lessons.tool.not_listed", tool=name)]
-        if ("owner", name) in server.approval.allowed:  # the probes call with the server token: "owner"
+        if ("owner", name) in server.approval.allowed:  # the calls come with the server token: "owner"
             return [t("lessons.ch06.always_allowed", tool=name)]
         self._calls = self._asked = 0
+        self._unasked = []
         self._server = server
         return super()._probe_problems(name)
 
-    def _call_probe(self, name: str, probe: Probe, shown: str, problems: list[str]) -> Any:
+    def _judged_problems(self, name: str, definition: dict[str, Any]) -> list[str]:
+        if self._server is None:
+            return []  # always allowed: said already, and no call would ask
+        problems = super()._judged_problems(name, definition)
+        if self._unasked:
+            self.verdict = None
+            return [t("lessons.ch06.not_asked", call=self._unasked[0]), *problems]
+        return problems
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         from mcp_notebook import call
 
         server = self._server
@@ -78,20 +92,27 @@ class ApprovalToolExercise(ToolExercise):
         self._calls += 1
         try:
             # With the URL and token the server sees an outside client, which must be asked.
-            result = call(name, probe.arguments, url=server.url, token=server.token, timeout=CALL_TIMEOUT)
+            result = call(name, arguments, url=server.url, token=server.token, timeout=CALL_TIMEOUT)
         finally:
             server.approval.listeners.remove(approve)
         if asked:
             self._asked += 1
-        else:
-            problems.append(t("lessons.ch06.not_asked", call=shown))
+        elif not result.is_error:
+            self._unasked.append(f"{name} {json.dumps(arguments, ensure_ascii=False)}")
         return result
 
     def praise(self) -> list[str]:
         return [
             t("lessons.ch06.checked_via", calls=self._calls, asked=self._asked),
-            f"{t('lessons.solution.why')}: {self.text('explanation')}",
+            *super().praise(),
         ]
 
 
-q1, q2, q3, q4, q5 = load_exercises("06", __all__, kinds={"approval_tool": ApprovalToolExercise})
+def diary_day(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
+    """Whether the model's fixed call asks for a day the diary has (the request's day has none)."""
+    return fixed.get("date") in DIARY_DATES
+
+
+q1, q2, q3, q4, q5 = load_exercises(
+    "06", __all__, kinds={"approval_tool": ApprovalToolExercise}, checks={"diary_day": diary_day}
+)

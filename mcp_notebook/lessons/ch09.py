@@ -11,7 +11,9 @@ prompt kinds are those of chapters 02 and 03).
 
 from __future__ import annotations
 
+import csv
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from ..core._idempotency import KEY_PARAMETER
@@ -29,6 +31,55 @@ STATIONS_CSV = CONTENT / "ch09" / "stations.csv"
 """The dataset: fourteen public bike stations in four districts of Seoul (made up after the real
 service's open data; ``station_id``, names and districts in Korean and English, position, racks, bikes
 and kids' bikes available)."""
+
+
+def _stations() -> dict[str, dict[str, Any]]:
+    with STATIONS_CSV.open(encoding="utf-8") as file:
+        return {row["station_id"]: {**row, "bikes": int(row["bikes"])} for row in csv.DictReader(file)}
+
+
+STATIONS = _stations()
+"""The dataset as the checkers read it: by station ID."""
+
+DISTRICTS = {
+    row[key]: row["district_en"] for row in STATIONS.values() for key in ("district_ko", "district_en")
+}
+"""Every district's name, Korean or English, to its English name."""
+
+
+def district_key(value: Any) -> Any:
+    """A district named in either language, as one value (the learner may answer in the other)."""
+    return DISTRICTS.get(value, value) if isinstance(value, str) else value
+
+
+def station_key(value: Any) -> Any:
+    """A station named in either language, as its ID."""
+    for station_id, row in STATIONS.items():
+        if value in (row["name_ko"], row["name_en"]):
+            return station_id
+    return value
+
+
+def same_district(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
+    """Whether the model's fixed call names the district the wrong one meant (a part of its name)."""
+    named, meant = fixed.get("district"), str(wrong.get("district", "")).casefold()
+    return named in DISTRICTS and meant in str(named).casefold()
+
+
+def bike_nearby(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
+    """Whether the model's fixed call reserves at another station of the same district, one with bikes."""
+    asked, chosen = STATIONS.get(str(wrong.get("station_id"))), STATIONS.get(str(fixed.get("station_id")))
+    return (
+        asked is not None
+        and chosen is not None
+        and chosen is not asked
+        and chosen["district_en"] == asked["district_en"]
+        and chosen["bikes"] > 0
+    )
+
+
+FEW_BIKES = [key for key, row in STATIONS.items() if row["bikes"] <= 4] + ["ST-1043", "ST-0000", "st-1043"]
+"""Station IDs the reservation checks draw: the ones that run out soon, one with more, and unknown ones."""
 
 
 class CapstoneTool(ToolExercise):
@@ -134,5 +185,12 @@ q1, q2, q3, q4, q5 = load_exercises(
     "09",
     EXERCISES,
     kinds={cls.kind: cls for cls in (CapstoneTool, ResourceExercise, PromptExercise, ServerCheck)},
+    checks={
+        "district_key": district_key,
+        "station_key": station_key,
+        "same_district": same_district,
+        "bike_nearby": bike_nearby,
+    },
+    values={"districts": [*DISTRICTS, "강남구", "Gangnam-gu", "서울"], "few_bikes": FEW_BIKES},
 )
 q5.parts = [q1, q2, q3, q4]  # type: ignore[attr-defined]
