@@ -22,6 +22,7 @@ given it, fixes its call (`recoveries`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import random
@@ -176,8 +177,10 @@ def compare_calls(
     try:
         for index, (arguments, shown) in enumerate(calls):
             made += 1
-            learner = Outcome.of(lambda a=arguments: call_mine(name, a))
-            answer = Outcome.of(lambda a=arguments: call(name, a, url=reference.url, token=reference.token))
+            learner = Outcome.of(functools.partial(call_mine, name, arguments))
+            answer = Outcome.of(
+                functools.partial(call, name, arguments, url=reference.url, token=reference.token)
+            )
             problem = comparison.differs(arguments, learner, answer)
             if problem is None and learner.kind == "ok":
                 problem = _follow_ups(judge, index, learner, answer, call_mine, reference, comparison)
@@ -230,9 +233,9 @@ def _follow_ups(
         mine_args, model_args = follow.arguments_for(learner.data), follow.arguments_for(answer.data)
         if mine_args is None or model_args is None:
             continue  # a missing field was already told by the comparison
-        after_mine = Outcome.of(lambda: call_mine(follow.tool, mine_args))
+        after_mine = Outcome.of(functools.partial(call_mine, follow.tool, mine_args))
         after_model = Outcome.of(
-            lambda: call(follow.tool, model_args, url=reference.url, token=reference.token)
+            functools.partial(call, follow.tool, model_args, url=reference.url, token=reference.token)
         )
         problem = comparison.differs(model_args, after_mine, after_model)
         if problem is not None:

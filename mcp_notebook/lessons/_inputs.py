@@ -71,10 +71,11 @@ def mined_constants(sources: Iterable[str]) -> tuple[list[float], list[str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
                 operand = node.operand
-                if isinstance(operand, ast.Constant) and _is_number(operand.value):
-                    numbers.append(-float(operand.value))
+                value = operand.value if isinstance(operand, ast.Constant) else None
+                if isinstance(value, int | float) and _is_number(value):
+                    numbers.append(-float(value))
             elif isinstance(node, ast.Constant):
-                if _is_number(node.value):
+                if isinstance(node.value, int | float) and _is_number(node.value):
                     numbers.append(float(node.value))
                 elif isinstance(node.value, str) and 0 < len(node.value) <= 20 and "\n" not in node.value:
                     strings.append(node.value)
@@ -194,19 +195,16 @@ def _strategy(
             lo = (min(marks) if marks else -50) - 20
             hi = (max(marks) if marks else 50) + 20
             if kind == "integer":
-                options.append(st.integers(int(math.floor(lo)), int(math.ceil(hi))))
+                options.append(st.integers(math.floor(lo), math.ceil(hi)))
             else:
                 options.append(
                     st.floats(lo, hi, allow_nan=False, allow_infinity=False).map(lambda v: round(v, 2))
                 )
-                options.append(st.integers(int(math.floor(lo)), int(math.ceil(hi))))
+                options.append(st.integers(math.floor(lo), math.ceil(hi)))
             if marks:
                 step = 1 if kind == "integer" else 0.01
-                options.append(
-                    st.sampled_from(marks).flatmap(
-                        lambda m, s=step: st.sampled_from([_near(m - s), m, _near(m + s)])
-                    )
-                )
+                around = [value for mark in marks for value in (_near(mark - step), mark, _near(mark + step))]
+                options.append(st.sampled_from(around))
         elif kind == "boolean":
             options.append(st.booleans())
         elif kind == "array":

@@ -36,7 +36,8 @@ class Thoroughness:
 
 
 _thoroughness: contextvars.ContextVar[Thoroughness] = contextvars.ContextVar(
-    "mcp_notebook_lesson_thoroughness", default=Thoroughness()
+    "mcp_notebook_lesson_thoroughness",
+    default=Thoroughness(),  # noqa: B039 - a frozen dataclass: nothing in it can change
 )
 
 

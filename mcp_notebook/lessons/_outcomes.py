@@ -150,10 +150,9 @@ class Comparison:
     def differs(self, arguments: Mapping[str, Any], mine: Outcome, model: Outcome) -> str | None:
         """None when `mine` does what `model` does for `arguments`; else what differs, in a sentence."""
         if mine.kind != model.kind:
-            if {mine.kind, model.kind} == {"refused", "crashed"} and mine.kind == "crashed":
-                return t(
-                    "lessons.judge.raw_exception", exception=EXCEPTION_PREFIX.match(mine.text).group().strip()
-                )  # type: ignore[union-attr]
+            raw = EXCEPTION_PREFIX.match(mine.text)
+            if mine.kind == "crashed" and model.kind == "refused" and raw is not None:
+                return t("lessons.judge.raw_exception", exception=raw.group().strip())
             return t("lessons.judge.kind", mine=mine.shown(), model=model.shown())
         if mine.kind == "protocol" and mine.code != model.code:
             return t("lessons.judge.kind", mine=mine.shown(), model=model.shown())

@@ -41,7 +41,7 @@ def rental_fixed(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
         return False
     if start < OPEN or hours < 1 or start + hours > CLOSE:
         return False
-    return start == wrong["start_hour"] or hours == wrong["hours"]
+    return bool(start == wrong["start_hour"] or hours == wrong["hours"])
 
 
 q1, q2, q3, q4 = load_exercises(
