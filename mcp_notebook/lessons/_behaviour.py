@@ -92,7 +92,7 @@ class Judge:
     @classmethod
     def from_data(cls, data: Mapping[str, Any], context: DataContext) -> Judge:
         data = dict(data)
-        pools = {name: _values(source, context) for name, source in dict(data.pop("pools", {})).items()}
+        pools = {name: values_of(source, context) for name, source in dict(data.pop("pools", {})).items()}
         then = tuple(
             FollowUp(f["tool"], dict(f["arguments"]), int(f.get("every", 1))) for f in data.pop("then", [])
         )
@@ -117,7 +117,7 @@ class Judge:
         return judge
 
 
-def _values(source: Any, context: DataContext) -> list[Any]:
+def values_of(source: Any, context: DataContext) -> list[Any]:
     """A pool of values: a list as it is, or the name of a chapter's value list."""
     if isinstance(source, list):
         return source

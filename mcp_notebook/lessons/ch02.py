@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core._text import t
+from ._behaviour import values_of
 from ._content import load_exercises
+from ._data_judge import compare_completions, compare_reads
 from ._exercise import DataContext, Exercise, NotAttempted
+from ._reference import Reference
 from ._texts import Text
 from ._toolcheck import result_matches, served_catalogue
 
@@ -64,10 +67,12 @@ class ResourceExercise(Exercise):
         template: str,
         reads: list[Read],
         completions: list[Completion],
-        description_min: int = 15,
+        description_min: int = 1,
+        judge: Mapping[str, Any] | None = None,
         **texts: Any,
     ) -> None:
         super().__init__(chapter, name, variable=None, **texts)
+        self.judge = judge
         self.uri_template = template
         self.prefix = template.split("{", 1)[0]
         self.reads = reads
@@ -94,6 +99,14 @@ class ResourceExercise(Exercise):
         ]
         if "description_min" in data:
             kwargs["description_min"] = data.pop("description_min")
+        if "judge" in data:
+            judge = dict(data.pop("judge"))
+            values = {
+                name: values_of(source, context) for name, source in dict(judge.pop("values", {})).items()
+            }
+            if judge:
+                raise ValueError(f"a resource's judge table has unknown keys {sorted(judge)}")
+            kwargs["judge"] = {"values": values}
         return kwargs
 
     # -- finding the learner's resource ------------------------------------------------------------
@@ -139,6 +152,8 @@ class ResourceExercise(Exercise):
                 )
             problems += self._read_problems()
             problems += self._completion_problems()
+            if not problems and self.judge is not None:
+                problems += self._judged_problems()
         finally:
             if server is not None:
                 server.stop()
@@ -157,6 +172,15 @@ class ResourceExercise(Exercise):
                 return t("lessons.resource.not_a_resource", func=getattr(answer, "__name__", "?"))
             return found
         return answer
+
+    def _judged_problems(self) -> list[str]:
+        """The same reads and completions of the model answer's template, from a private server."""
+        assert self.judge is not None
+        reference = Reference(self.text("solution"), self.given)
+        with reference.served():
+            pools = self.judge["values"]
+            problems = compare_reads(self.uri_template, reference, pools, exercise=self.name)
+            return problems or compare_completions(self.uri_template, reference, pools)
 
     def praise(self) -> list[str]:
         counts = {"reads": len(self.reads), "completions": len(self.completions)}

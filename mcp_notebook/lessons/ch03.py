@@ -15,7 +15,10 @@ from typing import Any
 
 from ..core._text import t
 from ._content import load_exercises
+from ._data_judge import compare_completions, compare_gets, values_to_try
 from ._exercise import DataContext, Exercise, NotAttempted, user_namespace
+from ._judge import check_seed
+from ._reference import Reference
 from ._texts import Text
 from ._toolcheck import CALL_TIMEOUT, served_catalogue
 
@@ -53,11 +56,13 @@ class PromptExercise(Exercise):
         required: str,
         sample: str,
         choice: Choice,
-        description_min: int = 10,
+        description_min: int = 1,
         literal_advice: Text,
+        judge: bool = True,
         **texts: Any,
     ) -> None:
         super().__init__(chapter, name, variable=None, **texts)
+        self.judge = judge
         self.prompt = prompt
         self.required = required
         self.sample = sample
@@ -121,10 +126,33 @@ class PromptExercise(Exercise):
                 return [*problems, t(f"{_P}.not_listed", prompt=name)]
             problems += self._definition_problems(definition)
             problems += self._probe_problems(name)
+            if not problems and self.judge and "solution" in self._texts:
+                problems += self._judged_problems(name)
         finally:
             if server is not None:
                 server.stop()
         return problems
+
+    def _judged_problems(self, name: str) -> list[str]:
+        """The same ``prompts/get`` and completions of the model answer's prompt, from a private server:
+        the sample and drawn values of the required argument, with each allowed value of the choice,
+        none, and values it does not allow."""
+        choice = self.choice
+        seed = check_seed()
+        values = values_to_try(self.required, [self.sample], seed)
+        picks = [*choice.values, None, "guru", choice.values[0].swapcase(), ""]
+        requests: list[dict[str, str]] = [{choice.name: choice.values[0]}]
+        for value in values:
+            requests += [
+                {self.required: value, **({choice.name: pick} if pick is not None else {})} for pick in picks
+            ]
+        reference = Reference(self.text("solution"), self.given)
+        with reference.served():
+            problems = compare_gets(
+                name, reference, requests, required=self.required, choice=choice.name, exercise=self.name
+            )
+            self.requests += len(requests) * 2
+            return problems or compare_completions(name, reference, {choice.name: choice.values})
 
     def praise(self) -> list[str]:
         own = [t(f"{_P}.hand_written", argument=self.choice.name)] if self.hand_written else []

@@ -11,6 +11,8 @@ Their content is data: ``content/ch08/exercises.toml``; the kinds of q1 and q5 a
 from __future__ import annotations
 
 import json
+import random
+import re
 import secrets
 import threading
 import time
@@ -20,8 +22,11 @@ from typing import Any
 
 from ..core._idempotency import KEY_PARAMETER
 from ..core._text import clip, t
+from ._behaviour import Verdict, pick_problems
 from ._content import load_exercises
 from ._exercise import DataContext, Exercise, NotAttempted, is_blank, user_namespace
+from ._judge import check_seed
+from ._reference import States
 from ._texts import Text
 from ._toolcheck import CALL_TIMEOUT, ToolExercise, served_catalogue
 
@@ -221,27 +226,59 @@ class RawRequestExercise(Exercise):
 
 # -- q5: a tool that asks, checked in both eras ---------------------------------------------------------
 
-RESTAURANT = "한강식당"
-PEOPLE = 4
 LEDGER = "reservations"
 ERA_MODES = (("legacy", "2025-11-25"), (STATELESS, STATELESS))
+RESTAURANTS = ("한강식당", "Café Lumière", "을지로 국수집", "Blue Door")
+"""Restaurants the checker books at: names in both scripts, none of them a word that says "no"."""
+ROUNDS = ("accept", "accept", "decline", "cancel", "accept")
+"""What the user answers, call by call, in each era: a new number of people each time they accept."""
+
+# Words that say something did not happen: a result that has one says "not booked".
+_NOT_DONE = re.compile(
+    r"\b(not|no|never|didn't|did not|declined?|cancell?ed|cancel|false|failed)\b|않|못|안 |취소|거절|없",
+    re.IGNORECASE,
+)
+
+
+def reads_as_done(text: str, restaurant: str) -> bool:
+    """Whether a person reading `text` would take it that the booking was made (no word saying otherwise).
+
+    The restaurant's name is left out first: a name is not a statement.
+    """
+    return _NOT_DONE.search(text.replace(restaurant, " ")) is None
 
 
 @dataclass
 class _Round:
-    """One checked call: what the user was asked, the result (or the failure), in one era."""
+    """One checked call: what the user was asked, the result (or the failure), the ledger's change."""
 
     asked: list[Any] = field(default_factory=list)
     result: Any = None
     failure: str | None = None
+    made: list[Any] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        if self.result is None:
+            return ""
+        return " ".join(getattr(block, "text", "") for block in self.result.content)
+
+    @property
+    def people_type(self) -> Any:
+        schema = self.asked[0] if self.asked and isinstance(self.asked[0], dict) else {}
+        return schema.get("properties", {}).get("people", {}).get("type")
 
 
 class AskingToolExercise(ToolExercise):
-    """The learner writes a tool that asks the user with `Context`; the checker calls it in both eras.
+    """The learner writes a tool that asks the user with `Context`; the checker calls it in both eras,
+    beside the model answer.
 
-    Each era gets two calls from the official SDK client through the in-kernel server, one where the
-    user accepts and one where they decline; the notebook's `LEDGER` list shows what the tool changed.
-    The checker connects as the notebook itself, so no approval is asked.
+    In each era the official SDK client calls the learner's tool (through the notebook's server) and
+    the model answer (through a private one) the same way, one call per answer of `ROUNDS`: the user
+    accepts with a number of people drawn for that check, declines, or cancels. Both start from an
+    empty `LEDGER`; what each call asked, its result, the reservations it made and whether its text
+    says it booked must be the same. The checker connects as the notebook itself, so no approval is
+    asked.
     """
 
     kind = "asking_tool"
@@ -254,89 +291,95 @@ class AskingToolExercise(ToolExercise):
             problems.append(t("lessons.ch08.ask.no_context"))
         return problems
 
-    def _probe_problems(self, name: str) -> list[str]:
+    def _judged_problems(self, name: str, definition: dict[str, Any]) -> list[str]:
+        self.verdict = None
         if not getattr(self, "_asks", False):
             return []
-        ledger = user_namespace().get(LEDGER)
-        if not isinstance(ledger, list):
+        notebook = user_namespace()
+        if not isinstance(notebook.get(LEDGER), list):
             return [t("lessons.ch08.ask.no_ledger", ledger=LEDGER)]
-        problems: list[str] = []
-        self._form_wrong = False
-        for mode, era in ERA_MODES:
-            found = self._era_problems(name, mode, ledger)
-            problems += [t("lessons.ch08.ask.era", era=era, problem=p) for p in found]
-            if self._form_wrong:
-                break  # the form itself is wrong: the other era would only say so again
-        return problems
-
-    def _era_problems(self, name: str, mode: str, ledger: list[Any]) -> list[str]:
-        before = len(ledger)
-        accepted = self._call(name, mode, "accept")
-        if accepted.failure is not None:
-            return [accepted.failure]
-        problems: list[str] = []
-        if not accepted.asked:
-            problems.append(t("lessons.ch08.ask.not_asked"))
-        elif len(accepted.asked) > 1:
-            problems.append(t("lessons.ch08.ask.asked_more", count=len(accepted.asked)))
-        else:
-            schema = accepted.asked[0] if isinstance(accepted.asked[0], dict) else {}
-            field_schema = schema.get("properties", {}).get("people", {})
-            if field_schema.get("type") != "integer":
-                self._form_wrong = True
-                shown = clip(json.dumps(schema, ensure_ascii=False), 200)
-                return [t("lessons.ch08.ask.schema", schema=shown)]
-        shown_call = f"{name} {json.dumps({'restaurant': RESTAURANT}, ensure_ascii=False)}"
-        if accepted.result.is_error:
-            text = " ".join(getattr(block, "text", "") for block in accepted.result.content)
-            problems.append(t("lessons.tool.call_error", call=shown_call, text=clip(text, 200)))
-        made = ledger[before:]
-        expected = {"restaurant": RESTAURANT, "people": PEOPLE}
-        if not made:
-            text = " ".join(getattr(block, "text", "") for block in accepted.result.content)
-            problems.append(
-                t("lessons.ch08.ask.none_made", people=PEOPLE, ledger=LEDGER, got=clip(text, 200))
-            )
-        elif len(made) > 1:
-            key = "made_twice" if mode == STATELESS else "made_many"
-            problems.append(t(f"lessons.ch08.ask.{key}", ledger=LEDGER, count=len(made), made=_shown(made)))
-        elif made[0] != expected:
-            problems.append(
-                t(
-                    "lessons.ch08.ask.wrong_entry",
-                    ledger=LEDGER,
-                    got=_shown(made[0]),
-                    expected=_shown(expected),
-                )
-            )
-        before = len(ledger)
-        declined = self._call(name, mode, "decline")
-        if declined.failure is not None:
-            return [*problems, declined.failure]
-        if len(ledger) > before:
-            problems.append(t("lessons.ch08.ask.declined_made", ledger=LEDGER, made=_shown(ledger[before:])))
-        return problems
-
-    def _call(self, name: str, mode: str, action: str) -> _Round:
         import mcp_notebook
 
         server = mcp_notebook.current_server()
         assert server is not None  # ToolExercise.evaluate started one if none was running
-        shown = f"{name} {json.dumps({'restaurant': RESTAURANT}, ensure_ascii=False)}"
+        seed = check_seed()
+        choose = random.Random(seed)
+        reference = self.reference()
+        if self.judge is not None:
+            with reference.served():
+                picked = pick_problems(name, self.judge, definition, reference.definitions())
+            if picked:
+                return picked
+        states = States([LEDGER], notebook, reference)
+        calls = 0
+        try:
+            with reference.served():
+                for mode, era in ERA_MODES:
+                    for action in ROUNDS:
+                        people, restaurant = choose.randint(1, 12), choose.choice(RESTAURANTS)
+                        calls += 1
+                        states.reset()
+                        mine = self._round(
+                            name, server.url, mode, (action, people, restaurant), notebook, served_catalogue()
+                        )
+                        model = self._round(
+                            name,
+                            reference.url,
+                            mode,
+                            (action, people, restaurant),
+                            reference.namespace,
+                            reference.catalogue,
+                        )
+                        if model.failure is not None or model.result is None or model.result.is_error:
+                            raise RuntimeError(
+                                f"the model answer of {self.label} failed: {model.failure or model.text}"
+                            )
+                        problem = _difference(mine, model, action, mode, restaurant)
+                        if problem is not None:
+                            shown = f"{name} {json.dumps({'restaurant': restaurant}, ensure_ascii=False)}"
+                            answer = t("lessons.ch08.ask.answer", action=action, people=people)
+                            return [
+                                t("lessons.ch08.ask.era", era=era, problem=f"{shown}, {answer}: {problem}"),
+                                t("lessons.judge.seed", seed=seed, name=self.name, count=calls),
+                            ]
+        finally:
+            states.restore()
+        self.verdict = Verdict([], calls * 2, seed)
+        return []
+
+    def _round(
+        self,
+        name: str,
+        url: str,
+        mode: str,
+        answer: tuple[str, int, str],
+        namespace: dict[str, Any],
+        catalogue: Any,
+    ) -> _Round:
+        """One call through the server at `url`: the user answers (action, people); the tool is the one
+        `catalogue` holds, and `namespace` the notebook (or the model answer's namespace) it writes to."""
+        from ..runtime._loop import runtime
+
+        action, people, restaurant = answer
         done = _Round()
-        arguments: dict[str, Any] = {"restaurant": RESTAURANT}
-        entry = served_catalogue().get(name)
+        arguments: dict[str, Any] = {"restaurant": restaurant}
+        entry = catalogue.get(name)
         if entry is not None and KEY_PARAMETER in entry.input_schema.get("properties", {}):
-            # A tool that guards its bookings with an idempotency key: each of the checker's calls is a
-            # new booking, so each gets a key of its own (the SDK resends it with the answers).
+            # A tool that guards its bookings with an idempotency key: each call is a new booking,
+            # so each gets a key of its own (the SDK resends it with the answers).
             arguments[KEY_PARAMETER] = secrets.token_hex(16)
+        ledger = namespace[LEDGER]
+        before = len(ledger)
         try:
             done.result = _blocking(
-                lambda: _ask_through_sdk(server.url, name, mode, action, done.asked, arguments),
+                lambda: _ask_through_sdk(
+                    url, runtime.local_secret, name, mode, action, people, done.asked, arguments
+                ),
                 CALL_TIMEOUT + 5,
             )
         except Exception as exc:
             error = getattr(exc, "error", None)
+            shown = f"{name} {json.dumps({'restaurant': restaurant}, ensure_ascii=False)}"
             if error is not None and hasattr(error, "code"):
                 done.failure = t(
                     "lessons.tool.protocol_error", call=shown, error=f"[{error.code}] {error.message}"
@@ -344,32 +387,78 @@ class AskingToolExercise(ToolExercise):
             else:
                 described = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 done.failure = t("lessons.tool.unreachable", call=shown, error=described)
+        done.made = list(ledger[before:])
         return done
 
     def praise(self) -> list[str]:
         return [t("lessons.ch08.ask.checked"), f"{t('lessons.solution.why')}: {self.text('explanation')}"]
 
 
+def _difference(mine: _Round, model: _Round, action: str, mode: str, restaurant: str) -> str | None:
+    """What the learner's call did that the model answer's did not, in a sentence (None: the same)."""
+    if mine.failure is not None:
+        return mine.failure
+    if not mine.asked:
+        return t("lessons.ch08.ask.not_asked")
+    if len(mine.asked) > len(model.asked):
+        return t("lessons.ch08.ask.asked_more", count=len(mine.asked))
+    if mine.people_type != model.people_type:
+        shown = clip(json.dumps(mine.asked[0], ensure_ascii=False), 200)
+        return t("lessons.ch08.ask.schema", schema=shown)
+    if bool(mine.result.is_error) != bool(model.result.is_error):
+        key = "lessons.tool.call_error" if mine.result.is_error else "lessons.ch08.ask.not_error"
+        return t(key, call="", text=clip(mine.text, 200)).lstrip()
+    if mine.made != model.made:
+        if not model.made:
+            return t("lessons.ch08.ask.declined_made", ledger=LEDGER, made=_shown(mine.made))
+        if not mine.made:
+            return t(
+                "lessons.ch08.ask.none_made",
+                people=model.made[0].get("people"),
+                ledger=LEDGER,
+                got=clip(mine.text, 200),
+            )
+        if len(mine.made) > len(model.made):
+            key = "made_twice" if mode == STATELESS else "made_many"
+            return t(f"lessons.ch08.ask.{key}", ledger=LEDGER, count=len(mine.made), made=_shown(mine.made))
+        return t(
+            "lessons.ch08.ask.wrong_entry",
+            ledger=LEDGER,
+            got=_shown(mine.made[0]),
+            expected=_shown(model.made[0]),
+        )
+    done, said = bool(model.made), reads_as_done(mine.text, restaurant)
+    if done != said:
+        key = "says_not_booked" if done else "says_booked"
+        return t(f"lessons.ch08.ask.{key}", text=clip(mine.text, 160), action=action)
+    return None
+
+
 async def _ask_through_sdk(
-    url: str, name: str, mode: str, action: str, asked: list[Any], arguments: dict[str, Any]
+    url: str,
+    token: str,
+    name: str,
+    mode: str,
+    action: str,
+    people: int,
+    asked: list[Any],
+    arguments: dict[str, Any],
 ) -> Any:
-    """Call `name` with the official SDK client in `mode`; the user (this function) accepts or declines."""
+    """Call `name` with the official SDK client in `mode`; the user (this function) answers `action`."""
     import anyio
     import httpx2
     import mcp_types as types
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from ..runtime._loop import runtime
-
     async def answer(context: Any, params: Any) -> Any:
         asked.append(getattr(params, "requested_schema", None))
         if action == "accept":
-            return types.ElicitResult(action="accept", content={"people": PEOPLE})
-        return types.ElicitResult(action="decline")
+            return types.ElicitResult(action="accept", content={"people": people})
+        return types.ElicitResult(action=action)
 
     # The notebook's own credential: the checker is the notebook, so no approval is asked.
-    headers = {"Authorization": f"Bearer {runtime.local_secret}"}
+    headers = {"Authorization": f"Bearer {token}"}
     with anyio.fail_after(CALL_TIMEOUT):
         async with (
             httpx2.AsyncClient(headers=headers, timeout=CALL_TIMEOUT) as http,

@@ -191,6 +191,10 @@ q1, q2, q3, q4, q5 = load_exercises(
         "same_district": same_district,
         "bike_nearby": bike_nearby,
     },
-    values={"districts": [*DISTRICTS, "강남구", "Gangnam-gu", "서울"], "few_bikes": FEW_BIKES},
+    values={
+        "districts": [*DISTRICTS, "강남구", "Gangnam-gu", "서울"],
+        "few_bikes": FEW_BIKES,
+        "station_ids": [*STATIONS, "ST-0000"],
+    },
 )
 q5.parts = [q1, q2, q3, q4]  # type: ignore[attr-defined]
