@@ -455,7 +455,7 @@ async def _ask_through_sdk(
         asked.append(getattr(params, "requested_schema", None))
         if action == "accept":
             return types.ElicitResult(action="accept", content={"people": people})
-        return types.ElicitResult(action=action)
+        return types.ElicitResult(action="cancel" if action == "cancel" else "decline")
 
     # The notebook's own credential: the checker is the notebook, so no approval is asked.
     headers = {"Authorization": f"Bearer {token}"}
