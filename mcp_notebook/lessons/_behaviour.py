@@ -165,6 +165,7 @@ def compare_calls(
         required=model.get("inputSchema", {}).get("required", ()),
         sources=[reference.source, learner_source],
         pools=judge.pools,
+        repeats=bool(judge.state),
     )
     takes_key = KEY_PARAMETER in model.get("inputSchema", {}).get("properties", {})
     calls = _with_keys(drawn, seed) if takes_key else [(arguments, {}) for arguments in drawn]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..core._text import clip, t
-from ._inputs import draws
+from ._inputs import TEXTS, draws
 from ._judge import check_seed
 from ._outcomes import Outcome
 from ._reference import Reference
@@ -44,7 +44,9 @@ def values_to_try(name: str, pool: Sequence[Any], seed: int) -> list[str]:
         count=DRAWN,
         required=[name],
     )
-    found += ["", *(str(d[name]) for d in drawn)]
+    found += ["", *TEXTS, *(str(d[name]) for d in drawn)]
+    if found[0]:
+        found.append(f"{found[0]} {found[0]}")  # longer than any value the question shows
     return list(dict.fromkeys(found))
 
 

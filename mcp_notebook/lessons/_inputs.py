@@ -214,9 +214,10 @@ def _strategy(
             if strings:
                 options.append(st.sampled_from(list(strings)))
     if pool:
-        # Values the task is about (station IDs, district names): drawn most often, or nearly every
-        # draw would be an unknown value that both tools refuse alike.
-        options = [st.sampled_from(list(pool))] * max(2, len(options)) + options
+        # Values the task is about (station IDs, district names): drawn three times in four, or
+        # nearly every draw would be an unknown value that both tools refuse alike.
+        other = st.one_of(options) if options else st.none()
+        return st.integers(0, 3).flatmap(lambda n: other if n == 0 else st.sampled_from(list(pool)))
     return st.one_of(options) if options else st.none()
 
 
@@ -228,10 +229,13 @@ def draws(
     required: Iterable[str] = (),
     sources: Iterable[str] = (),
     pools: Mapping[str, Sequence[Any]] | None = None,
+    repeats: bool = False,
 ) -> list[dict[str, Any]]:
     """`count` argument sets drawn from the parameters' strategies with hypothesis, from `seed`.
 
-    Required parameters (`required`) are always there; the others are left out now and then.
+    Required parameters (`required`) are always there; the others are left out now and then. With
+    `repeats` the same arguments may come again (a tool that changes things answers them otherwise
+    the second time); else each set is drawn once.
     """
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as seeded
@@ -268,7 +272,7 @@ def draws(
         drawn.append(arguments)
 
     collect()
-    return _unique(drawn)[:count]
+    return (drawn if repeats else _unique(drawn))[:count]
 
 
 def inputs(
@@ -280,12 +284,16 @@ def inputs(
     required: Iterable[str] = (),
     sources: Iterable[str] = (),
     pools: Mapping[str, Sequence[Any]] | None = None,
+    repeats: bool = False,
 ) -> list[dict[str, Any]]:
     """The teaching examples, then the edges of the schemas around the first two examples (the
-    valid calls the question shows), then `count` draws."""
+    valid calls the question shows), then `count` draws (which may repeat earlier calls, with
+    `repeats`: see `draws`)."""
     sources = list(sources)
     found = [dict(example) for example in examples]
     for base in [dict(example) for example in examples[:2]] or [{}]:
         found += edges(schemas, base, sources=sources, pools=pools)
-    found += draws(schemas, seed=seed, count=count, required=required, sources=sources, pools=pools)
-    return _unique(found)
+    drawn = draws(
+        schemas, seed=seed, count=count, required=required, sources=sources, pools=pools, repeats=repeats
+    )
+    return [*_unique(found), *drawn] if repeats else _unique([*found, *drawn])
