@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -214,10 +215,9 @@ def _strategy(
             if strings:
                 options.append(st.sampled_from(list(strings)))
     if pool:
-        # Values the task is about (station IDs, district names): drawn three times in four, or
-        # nearly every draw would be an unknown value that both tools refuse alike.
-        other = st.one_of(options) if options else st.none()
-        return st.integers(0, 3).flatmap(lambda n: other if n == 0 else st.sampled_from(list(pool)))
+        # Values the task is about (station IDs, district names) first: without them nearly every
+        # draw would be an unknown value that both tools refuse alike.
+        options.insert(0, st.sampled_from(list(pool)))
     return st.one_of(options) if options else st.none()
 
 
@@ -272,7 +272,22 @@ def draws(
         drawn.append(arguments)
 
     collect()
-    return (drawn if repeats else _unique(drawn))[:count]
+    drawn = _unique(drawn)
+    if not repeats:
+        return drawn[:count]
+    # Hypothesis never draws the same choices twice, but a tool that changes things must meet the same
+    # request again (the same station until it runs out): half the calls repeat an earlier one, one
+    # that names values the task is about when there is one.
+    choose = random.Random(seed)
+    fresh = iter(drawn)
+    sequence: list[dict[str, Any]] = []
+    for _ in range(count):
+        real = [call for call in sequence if any(call.get(k) in v for k, v in pools.items())]
+        if sequence and choose.random() < 0.5:
+            sequence.append(dict(choose.choice(real or sequence)))
+        else:
+            sequence.append(next(fresh, None) or dict(choose.choice(sequence or [{}])))
+    return sequence
 
 
 def inputs(
