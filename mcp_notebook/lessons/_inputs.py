@@ -286,7 +286,8 @@ def draws(
         if sequence and choose.random() < 0.5:
             sequence.append(dict(choose.choice(real or sequence)))
         else:
-            sequence.append(next(fresh, None) or dict(choose.choice(sequence or [{}])))
+            drawn_next = next(fresh, None)
+            sequence.append(drawn_next if drawn_next is not None else dict(choose.choice(sequence or [{}])))
     return sequence
 
 

@@ -172,7 +172,6 @@ class ToolExercise(Exercise):
         params: list[Param],
         probes: list[Probe] | None = None,
         judge: Judge | None = None,
-        description_min: int = 1,
         output_schema: bool = False,
         annotations: dict[str, bool] | None = None,
         **texts: Any,
@@ -182,7 +181,6 @@ class ToolExercise(Exercise):
         self.params = params
         self.probes = probes or []
         self.judge = judge
-        self.description_min = description_min
         self.needs_output_schema = output_schema
         self.annotations = annotations or {}
         self.verdict: Verdict | None = None
@@ -194,8 +192,6 @@ class ToolExercise(Exercise):
     # -- as data ----------------------------------------------------------------------------------
     def kind_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"tool": self.tool, "params": [p.to_data() for p in self.params]}
-        if self.description_min != 1:
-            data["description_min"] = self.description_min
         if self.needs_output_schema:
             data["output_schema"] = True
         if self.annotations:
@@ -215,7 +211,7 @@ class ToolExercise(Exercise):
         kwargs["probes"] = [Probe.from_data(p, context) for p in data.pop("probes", [])]
         if "judge" in data:
             kwargs["judge"] = Judge.from_data(data.pop("judge"), context)
-        for key in ("description_min", "annotations"):
+        for key in ("annotations",):
             if key in data:
                 kwargs[key] = data.pop(key)
         if "output_schema" in data:
@@ -320,10 +316,8 @@ class ToolExercise(Exercise):
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = []
         description = (definition.get("description") or "").strip()
-        if len(description) < self.description_min:
-            problems.append(
-                t("lessons.tool.no_description", length=len(description), minimum=self.description_min)
-            )
+        if not description:
+            problems.append(t("lessons.tool.no_description"))
         schema = definition.get("inputSchema", {})
         properties = schema.get("properties", {})
         required = schema.get("required", [])

@@ -67,7 +67,6 @@ class ResourceExercise(Exercise):
         template: str,
         reads: list[Read],
         completions: list[Completion],
-        description_min: int = 1,
         judge: Mapping[str, Any] | None = None,
         **texts: Any,
     ) -> None:
@@ -77,7 +76,6 @@ class ResourceExercise(Exercise):
         self.prefix = template.split("{", 1)[0]
         self.reads = reads
         self.completions = completions
-        self.description_min = description_min
         extra = {f"read.{i}": r.advice for i, r in enumerate(reads) if r.advice is not None}
         extra.update({f"completion.{i}": c.advice for i, c in enumerate(completions) if c.advice is not None})
         self._add_texts(extra)
@@ -97,8 +95,6 @@ class ResourceExercise(Exercise):
             Completion(c["variable"], c["value"], tuple(c["expected"]), advice=c.get("advice"))
             for c in data.pop("completions")
         ]
-        if "description_min" in data:
-            kwargs["description_min"] = data.pop("description_min")
         if "judge" in data:
             judge = dict(data.pop("judge"))
             values = {
@@ -142,14 +138,8 @@ class ResourceExercise(Exercise):
                 return [t("lessons.resource.not_listed", template=self.uri_template)]
             problems = []
             description = (definition.get("description") or "").strip()
-            if len(description) < self.description_min:
-                problems.append(
-                    t(
-                        "lessons.resource.no_description",
-                        length=len(description),
-                        minimum=self.description_min,
-                    )
-                )
+            if not description:
+                problems.append(t("lessons.resource.no_description"))
             problems += self._read_problems()
             problems += self._completion_problems()
             if not problems and self.judge is not None:

@@ -56,7 +56,6 @@ class PromptExercise(Exercise):
         required: str,
         sample: str,
         choice: Choice,
-        description_min: int = 1,
         literal_advice: Text,
         judge: bool = True,
         **texts: Any,
@@ -67,7 +66,6 @@ class PromptExercise(Exercise):
         self.required = required
         self.sample = sample
         self.choice = choice
-        self.description_min = description_min
         self.requests = 0
         self.hand_written = False
         self._add_texts({"literal_advice": literal_advice})
@@ -82,8 +80,6 @@ class PromptExercise(Exercise):
             kwargs[key] = data.pop(key)
         choice = data.pop("choice")
         kwargs["choice"] = Choice(choice["name"], tuple(choice["values"]), choice["default"])
-        if "description_min" in data:
-            kwargs["description_min"] = data.pop("description_min")
         return kwargs
 
     # -- finding the learner's prompt ---------------------------------------------------------------
@@ -162,8 +158,8 @@ class PromptExercise(Exercise):
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = []
         description = (definition.get("description") or "").strip()
-        if len(description) < self.description_min:
-            problems.append(t(f"{_P}.no_description", length=len(description), minimum=self.description_min))
+        if not description:
+            problems.append(t(f"{_P}.no_description"))
         arguments = {a["name"]: a for a in definition.get("arguments") or []}
         for argument, required in ((self.required, True), (self.choice.name, False)):
             found = arguments.get(argument)
