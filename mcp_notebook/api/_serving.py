@@ -15,7 +15,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 import anyio.from_thread
@@ -214,13 +214,7 @@ def serve(
             for hook in list(runtime.before_server_stop):
                 with contextlib.suppress(Exception):
                     hook(handle.url)
-            tools.close_streams()
-            # Running tasks fail, saying the server stopped (stored before the store closes below).
-            with contextlib.suppress(Exception):
-                portal.call(tools.tasks.shutdown)
-            server.should_exit = True
-            with contextlib.suppress(Exception):
-                portal.call(server.done.wait)
+            _shut_down(portal, tools, server)
             remove_capture()
             runner.workers.close()
             tools.close()
@@ -275,12 +269,7 @@ def serve_privately(catalogue: Catalogue, *, name: str) -> ServerHandle:
         raise ServerError(t("serve.failed", error=exc)) from exc
 
     def stop() -> None:
-        tools.close_streams()
-        with contextlib.suppress(Exception):
-            portal.call(tools.tasks.shutdown)
-        server.should_exit = True
-        with contextlib.suppress(Exception):
-            portal.call(server.done.wait)
+        _shut_down(portal, tools, server)
         runner.workers.close()
         tools.close()
         handle.running = False
@@ -288,6 +277,17 @@ def serve_privately(catalogue: Catalogue, *, name: str) -> ServerHandle:
     handle._stop = stop
     handle.running = True
     return handle
+
+
+def _shut_down(portal: anyio.from_thread.BlockingPortal, tools: ToolServer, server: Any) -> None:
+    """Close a server's streams, fail its running tasks (saying it stopped, while the store is still
+    open), and wait until its HTTP server has let go of the port."""
+    tools.close_streams()
+    with contextlib.suppress(Exception):
+        portal.call(tools.tasks.shutdown)
+    server.should_exit = True
+    with contextlib.suppress(Exception):
+        portal.call(server.done.wait)
 
 
 def stop() -> None:

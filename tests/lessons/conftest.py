@@ -71,3 +71,21 @@ def shell() -> Iterator[InteractiveShell]:
     finally:
         ip.user_ns.clear()
         ip.user_ns.update(saved)
+
+
+@pytest.fixture
+def notebook() -> Iterator[InteractiveShell]:
+    """The learner's shell with a server running (``srv``), as the chapters have it; cleaned up after."""
+    shell = InteractiveShell.instance()
+    saved = dict(shell.user_ns)
+    catalogue = mcp_notebook.default_catalogue
+    assert not list(catalogue.tools()), "the default catalogue is shared: start from an empty one"
+    srv = mcp_notebook.serve()
+    shell.user_ns["srv"] = srv
+    try:
+        yield shell
+    finally:
+        srv.stop()
+        catalogue.clear()
+        shell.user_ns.clear()
+        shell.user_ns.update(saved)

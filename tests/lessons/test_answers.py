@@ -13,13 +13,11 @@ the option is shown under.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-import mcp_notebook
 from mcp_notebook.lessons import Classification, Exercise, MultipleChoice, _content
 
 CODE_PRELUDE = (
@@ -75,24 +73,6 @@ def test_every_exercise_brings_right_answers_in_two_forms_and_three_plausible_wr
     assert all(case.get("advice") for case in refuses), (
         f"ch{chapter}.{name}: each wrong answer names its advice"
     )
-
-
-@pytest.fixture
-def notebook() -> Iterator[InteractiveShell]:
-    """The learner's shell with a server running (``srv``), as the chapters have it; cleaned up after."""
-    shell = InteractiveShell.instance()
-    saved = dict(shell.user_ns)
-    catalogue = mcp_notebook.default_catalogue
-    assert not list(catalogue.tools()), "the default catalogue is shared: start from an empty one"
-    srv = mcp_notebook.serve()
-    shell.user_ns["srv"] = srv
-    try:
-        yield shell
-    finally:
-        srv.stop()
-        catalogue.clear()
-        shell.user_ns.clear()
-        shell.user_ns.update(saved)
 
 
 def _run(shell: InteractiveShell, code: str) -> None:

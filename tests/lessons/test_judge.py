@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -175,22 +174,6 @@ CODE_EXERCISES = [
     if getattr(exercise_of(chapter, name), "judge", None)
 ]
 """The exercises whose answer is code, judged beside their model answer."""
-
-
-@pytest.fixture
-def notebook() -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()
-    saved = dict(shell.user_ns)
-    catalogue = mcp_notebook.default_catalogue
-    assert not list(catalogue.tools()), "the default catalogue is shared: start from an empty one"
-    srv = mcp_notebook.serve()
-    try:
-        yield shell
-    finally:
-        srv.stop()
-        catalogue.clear()
-        shell.user_ns.clear()
-        shell.user_ns.update(saved)
 
 
 def test_every_code_exercise_is_judged_by_behaviour() -> None:
