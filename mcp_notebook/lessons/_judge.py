@@ -8,7 +8,8 @@ fitted; ``qN.check(seed=...)`` draws the same inputs again. Under nbval
 
 `thoroughness` raises the number of draws for a stretch of code: the mutation tests use it as
 their oracle (a wrong variant that a check with ten times the inputs cannot tell from the model
-answer counts as equivalent).
+answer counts as equivalent). `noting_reads` tells them whether a check reads its thoroughness at
+all: one that does not (fixed probes) can be no such oracle.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ class Thoroughness:
 
 
 _thoroughness: contextvars.ContextVar[Thoroughness] = contextvars.ContextVar(
-    "mcp_notebook_lesson_thoroughness", default=Thoroughness()
+    "mcp_notebook_lesson_thoroughness",
+    default=Thoroughness(),  # noqa: B039 - frozen: a default nobody can change
+)
+_reads: contextvars.ContextVar[list[Thoroughness] | None] = contextvars.ContextVar(
+    "mcp_notebook_lesson_thoroughness_reads", default=None
 )
 
 
@@ -54,7 +59,23 @@ def thoroughness(draws: int = DRAWS, *, seed: int | None = None) -> Iterator[Tho
 
 def current() -> Thoroughness:
     """The thoroughness checks have here and now."""
-    return _thoroughness.get()
+    found = _thoroughness.get()
+    reads = _reads.get()
+    if reads is not None:
+        reads.append(found)
+    return found
+
+
+@contextlib.contextmanager
+def noting_reads() -> Iterator[list[Thoroughness]]:
+    """A list that gets the thoroughness each time a check inside the block reads it (`current`,
+    `check_seed`): empty afterwards when no check there draws inputs."""
+    reads: list[Thoroughness] = []
+    token = _reads.set(reads)
+    try:
+        yield reads
+    finally:
+        _reads.reset(token)
 
 
 def check_seed(given: int | None = None) -> int:
