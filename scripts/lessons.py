@@ -49,7 +49,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from _toml_out import dumps  # noqa: E402
 
-from mcp_notebook.lessons import _content, _notebooks  # noqa: E402
+from mcp_notebook.lessons import _content, _mutants, _notebooks  # noqa: E402
 from mcp_notebook.lessons._answers import Classification, MultipleChoice, ShortAnswer  # noqa: E402
 from mcp_notebook.lessons._order import SEED_VARIABLE  # noqa: E402
 from mcp_notebook.lessons._toolcheck import ToolExercise  # noqa: E402
@@ -211,14 +211,17 @@ def english(chapter: str, draft: Path) -> None:
 
 # -- mutants ----------------------------------------------------------------------------------------------
 def mutants(keys: list[str], languages: list[str], *, limit: int, seed: int, refused: bool) -> int:
-    """Measure the checkers of the code exercises `keys`; 1 when one is below the threshold."""
-    from mcp_notebook.lessons import _mutants
-
+    """Measure the checkers of the code exercises `keys`; 1 when one is below the threshold (2 when
+    one of `keys` is no code exercise)."""
     reports = []
-    for language in languages:
-        for report in _mutants.measure(keys, language=language, limit=limit, seed=seed):
-            print(report.text(refused=refused), "", sep="\n", flush=True)
-            reports.append(report)
+    try:
+        for language in languages:
+            for report in _mutants.measure(keys, language=language, limit=limit, seed=seed):
+                print(report.text(refused=refused), "", sep="\n", flush=True)
+                reports.append(report)
+    except ValueError as exc:  # an exercise named that is none: said before anything runs
+        print(exc, file=sys.stderr)
+        return 2
     print(_mutants.HEADER)
     print("\n".join(report.row() for report in reports))
     below = [f"{r.key} ({r.language})" for r in reports if not r.passed]
@@ -250,7 +253,7 @@ def main() -> None:
     m = commands.add_parser("mutants", help="measure the code exercises' checkers with wrong model answers")
     m.add_argument("exercises", nargs="*", help="01.q7, or a chapter (01); none: every code exercise")
     m.add_argument("--lang", nargs="+", choices=("ko", "en"), default=["ko"])
-    m.add_argument("--limit", type=int, default=40, help="mutants run per exercise at most")
+    m.add_argument("--limit", type=int, default=_mutants.LIMIT, help="mutants run per exercise at most")
     m.add_argument("--seed", type=int, default=0, help="the checks' seed (the oracle takes the next three)")
     m.add_argument("--all", action="store_true", help="list the refused mutants too, with why")
     args = parser.parse_args()

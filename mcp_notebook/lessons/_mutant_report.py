@@ -36,6 +36,8 @@ class Report:
     verdicts: list[Verdict] = field(default_factory=list)
     distinct: int = 0
     seconds: float = 0.0
+    unmeasured: str | None = None
+    """Why the exercise could not be measured (its check refuses its own model answer), if so."""
 
     def count(self, outcome: Outcome) -> int:
         return sum(v.outcome == outcome for v in self.verdicts)
@@ -48,9 +50,11 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        return self.score >= THRESHOLD
+        return self.unmeasured is None and self.score >= THRESHOLD
 
     def row(self) -> str:
+        if self.unmeasured is not None:
+            return f"{self.key:<7} {self.language:<4} not measured: the check refuses the model answer"
         run = sum(v.seconds > 0 for v in self.verdicts)
         each = self.seconds / run if run else 0.0
         return (
@@ -61,6 +65,8 @@ class Report:
 
     def text(self, *, refused: bool = False) -> str:
         """The exercise's line, then each survivor and each equivalent mutant (the refused too, if asked)."""
+        if self.unmeasured is not None:
+            return f"{self.key} ({self.language}): not measured: {self.unmeasured}"
         capped = f" (of {self.distinct} distinct)" if self.distinct > len(self.verdicts) else ""
         judged = self.count("refused") + self.count("survived")
         lines = [

@@ -27,6 +27,7 @@ An instructor measures an exercise of their own the same way, from a fresh kerne
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import inspect
@@ -34,7 +35,7 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,10 @@ ORACLE_FACTOR = 10
 ORACLE_SEEDS = 3
 """The oracle of equivalence: the exercise's check with `ORACLE_FACTOR` times its draws, from
 `ORACLE_SEEDS` seeds after the checks' own."""
+
+
+class Unmeasurable(ValueError):
+    """An exercise whose check refuses its own model answer: no mutant of it can be judged."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +211,7 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
 
         Raises
         ------
-        ValueError
+        Unmeasurable
             When the exercise's check refuses its own model answer: nothing can be measured then.
         """
         started = time.perf_counter()
@@ -214,7 +219,9 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
         failed = self.answer(target.given, target.solution)
         feedback, drawing = self.check(target.exercise, draws=draws, seed=seed)
         if failed or not feedback.correct:
-            raise ValueError(f"{target.key}: the check refuses the model answer ({failed}):\n{feedback!r}")
+            raise Unmeasurable(
+                f"the check refuses the model answer{f' ({failed})' if failed else ''}:\n{feedback!r}"
+            )
         found = _mutations.mutants(target.solution, given=target.given, example=self._example(target))
         equivalent = [m for m in found if m.equivalent]
         chosen = _mutations.spread([m for m in found if not m.equivalent], limit)
@@ -236,6 +243,22 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
             return Verdict(mutant, outcome, reason, time.perf_counter() - started)
 
         failed = self.answer(target.given, mutant.source)
+        try:
+            return self._judged(target, mutant, verdict, failed, draws=draws, seed=seed, drawing=drawing)
+        except Exception as exc:  # the checker's own bug: a learner would see a traceback, not advice
+            return verdict("survived", f"the check itself raised {type(exc).__name__}: {clip(str(exc), 80)}")
+
+    def _judged(
+        self,
+        target: Target,
+        mutant: _mutations.Mutant,
+        verdict: Callable[[Outcome, str], Verdict],
+        failed: str | None,
+        *,
+        draws: int,
+        seed: int,
+        drawing: bool,
+    ) -> Verdict:
         feedback, read = self.check(target.exercise, draws=draws, seed=seed)
         if not feedback.correct:
             return verdict("refused", failed or _first_problem(feedback))
@@ -253,8 +276,6 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
 
     def _example(self, target: Target) -> _mutations.Example | None:
         """The first teaching example the model answer's function can be called with, and its output."""
-        import ast
-
         served = [f.name for f in _mutation_sites.served_functions(ast.parse(target.solution))]
         for arguments in target.examples:
             self.answer(target.given, target.solution)  # the state as the learner's call would find it
@@ -288,7 +309,10 @@ def measure(
         raise ValueError(f"no code exercise {', '.join(unknown)}; there are: {', '.join(every)}")
     with Notebook(language) as notebook:
         for key in chosen:
-            yield notebook.measure(target(key, language), limit=limit, seed=seed)
+            try:
+                yield notebook.measure(target(key, language), limit=limit, seed=seed)
+            except Unmeasurable as exc:
+                yield Report(key, language, unmeasured=str(exc))
 
 
 __all__ = [
@@ -300,6 +324,7 @@ __all__ = [
     "Notebook",
     "Report",
     "Target",
+    "Unmeasurable",
     "Verdict",
     "code_exercises",
     "examples",

@@ -296,19 +296,20 @@ def _short_strings(tree: ast.Module, given: str) -> list[str]:
         trees.append(ast.parse(given))
     found: dict[str, None] = {}
     for module in trees:
-        docstrings = {
+        # Docstrings and the pieces of f-strings are sentences, not words a learner swaps.
+        skipped = {
             id(node.body[0].value)  # type: ignore[attr-defined]
             for node in ast.walk(module)
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
             and has_docstring(node)
         }
-        docstrings |= {
+        skipped |= {
             id(part) for node in ast.walk(module) if isinstance(node, ast.JoinedStr) for part in node.values
         }
         constants = [
             node
             for node in ast.walk(module)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped
         ]
         for node in sorted(constants, key=lambda n: (n.lineno, n.col_offset)):
             value = str(node.value)

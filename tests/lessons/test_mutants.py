@@ -170,3 +170,29 @@ def test_a_check_that_refuses_its_own_model_answer_cannot_be_measured(notebook: 
     wrong = TOY.replace("return x + 1\n", "return x\n")  # both returns
     with pytest.raises(ValueError, match="refuses the model answer"):
         notebook.measure(Target("toy", Increment(drawing=False), wrong))
+
+
+def test_noting_reads_tells_a_check_that_draws_inputs_from_one_that_does_not() -> None:
+    with _judge.noting_reads() as reads:
+        pass
+    assert reads == []
+    with _judge.noting_reads() as reads, _judge.thoroughness(300, seed=1):
+        _judge.check_seed()
+    assert reads == [_judge.Thoroughness(300, 1)]
+    _judge.current()  # outside the block nothing is noted
+    assert len(reads) == 1
+
+
+class Crashing(Increment):
+    """A toy check with a bug: it raises instead of refusing an answer wrong at 1."""
+
+    def evaluate(self, answer: Any) -> list[str]:
+        if answer(1) != 2:
+            raise RuntimeError("a bug of the check's own")
+        return super().evaluate(answer)
+
+
+def test_a_check_that_raises_has_not_refused_the_mutant(notebook: Notebook) -> None:
+    report = notebook.measure(Target("toy", Crashing(drawing=False), TOY))
+    raised = [v for v in report.verdicts if v.reason.startswith("the check itself raised RuntimeError")]
+    assert raised and all(v.outcome == "survived" for v in raised)

@@ -52,6 +52,15 @@ def book(
 EXAMPLE = Example({"room": "A", "hours": 2}, {"room": "big", "hours": 4})
 
 
+@functools.cache
+def every() -> list[_mutations.Mutant]:
+    return mutants(ANSWER, example=EXAMPLE)
+
+
+def diffs(operator: str) -> list[str]:
+    return [m.diff for m in every() if m.operator == operator]
+
+
 def test_every_operator_changes_an_answer_that_has_its_kind_of_code() -> None:
     found = every()
     assert set(Counter(m.operator for m in found)) == set(OPERATORS)
@@ -67,15 +76,6 @@ def test_each_mutant_is_one_distinct_change_that_still_compiles() -> None:
         compile(mutant.source, "<mutant>", "exec")
         assert " → " in mutant.diff and "\n" not in mutant.diff
         assert mutant.line > 0
-
-
-@functools.cache
-def every() -> list[_mutations.Mutant]:
-    return mutants(ANSWER, example=EXAMPLE)
-
-
-def diffs(operator: str) -> list[str]:
-    return [m.diff for m in every() if m.operator == operator]
 
 
 def test_the_operators_make_the_mistakes_they_are_named_for() -> None:
