@@ -5,6 +5,7 @@
     python scripts/lessons.py minutes
     python scripts/lessons.py convert MODULE --chapter NN NOTEBOOK.ipynb [...]
     python scripts/lessons.py english NN DRAFT.txt
+    python scripts/lessons.py mutants [CHAPTER.qN ...] [--lang ko en] [--limit 40] [--all]
 
 ``build`` writes ``notebooks/ko/*.ipynb`` and ``notebooks/en/*.ipynb`` from
 ``mcp_notebook/lessons/content/chNN/`` (cells and exercises), without outputs, for every notebook
@@ -24,6 +25,12 @@ each notebook takes to read (the limit is tested).
 with ``load_exercises`` (see ``ch00.py``). ``english`` fills in those English texts from a draft whose
 blocks start ``=== INDEX`` (a cell of the first notebook; ``=== PART:INDEX`` for another notebook) or
 ``=== qN.answer_note``. A test fails while any ``TODO`` is left.
+
+``mutants`` measures the checkers of the code exercises (``01.q7``; a chapter, ``01``, for all of its
+own; none for every one): it runs wrong variants of each model answer through the exercise's check,
+as a learner's answer runs, and prints per exercise how many were refused, survived or equivalent, each
+survivor as a one-line diff, and a table; it exits with 1 when an exercise's check refuses less than
+95 % of the mutants that are not equivalent (see ``mcp_notebook/lessons/_mutants.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from _toml_out import dumps  # noqa: E402
 
-from mcp_notebook.lessons import _content, _notebooks  # noqa: E402
+from mcp_notebook.lessons import _content, _mutants, _notebooks  # noqa: E402
 from mcp_notebook.lessons._answers import Classification, MultipleChoice, ShortAnswer  # noqa: E402
 from mcp_notebook.lessons._order import SEED_VARIABLE  # noqa: E402
 from mcp_notebook.lessons._toolcheck import ToolExercise  # noqa: E402
@@ -202,6 +209,27 @@ def english(chapter: str, draft: Path) -> None:
     )
 
 
+# -- mutants ----------------------------------------------------------------------------------------------
+def mutants(keys: list[str], languages: list[str], *, limit: int, seed: int, refused: bool) -> int:
+    """Measure the checkers of the code exercises `keys`; 1 when one is below the threshold (2 when
+    one of `keys` is no code exercise)."""
+    reports = []
+    try:
+        for language in languages:
+            for report in _mutants.measure(keys, language=language, limit=limit, seed=seed):
+                print(report.text(refused=refused), "", sep="\n", flush=True)
+                reports.append(report)
+    except ValueError as exc:  # an exercise named that is none: said before anything runs
+        print(exc, file=sys.stderr)
+        return 2
+    print(_mutants.HEADER)
+    print("\n".join(report.row() for report in reports))
+    below = [f"{r.key} ({r.language})" for r in reports if not r.passed]
+    if below:
+        print(f"below {_mutants.THRESHOLD:.0%}: {', '.join(below)}")
+    return 1 if below else 0
+
+
 # -- main -------------------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(
@@ -222,6 +250,12 @@ def main() -> None:
     e = commands.add_parser("english", help="fill in English texts from a draft")
     e.add_argument("chapter")
     e.add_argument("draft", type=Path)
+    m = commands.add_parser("mutants", help="measure the code exercises' checkers with wrong model answers")
+    m.add_argument("exercises", nargs="*", help="01.q7, or a chapter (01); none: every code exercise")
+    m.add_argument("--lang", nargs="+", choices=("ko", "en"), default=["ko"])
+    m.add_argument("--limit", type=int, default=_mutants.LIMIT, help="mutants run per exercise at most")
+    m.add_argument("--seed", type=int, default=0, help="the checks' seed (the oracle takes the next three)")
+    m.add_argument("--all", action="store_true", help="list the refused mutants too, with why")
     args = parser.parse_args()
     if args.command in ("build", "run"):
         chapters = args.chapters or _content.chapters()
@@ -245,6 +279,8 @@ def main() -> None:
                 print(f"{notebook.path}: {_notebooks.reading_minutes(notebook):.1f} min")
     elif args.command == "convert":
         convert(args.module, args.chapter, args.notebooks)
+    elif args.command == "mutants":
+        sys.exit(mutants(args.exercises, args.lang, limit=args.limit, seed=args.seed, refused=args.all))
     else:
         english(args.chapter, args.draft)
 

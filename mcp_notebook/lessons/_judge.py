@@ -8,7 +8,8 @@ fitted; ``qN.check(seed=...)`` draws the same inputs again. Under nbval
 
 `thoroughness` raises the number of draws for a stretch of code: the mutation tests use it as
 their oracle (a wrong variant that a check with ten times the inputs cannot tell from the model
-answer counts as equivalent).
+answer counts as equivalent). `noting_reads` tells them whether a check reads its thoroughness at
+all: one that does not (fixed probes) can be no such oracle.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ _thoroughness: contextvars.ContextVar[Thoroughness] = contextvars.ContextVar(
     "mcp_notebook_lesson_thoroughness",
     default=Thoroughness(),  # noqa: B039 - a frozen dataclass: nothing in it can change
 )
+_reads: contextvars.ContextVar[list[Thoroughness] | None] = contextvars.ContextVar(
+    "mcp_notebook_lesson_thoroughness_reads", default=None
+)
 
 
 @contextlib.contextmanager
@@ -55,15 +59,36 @@ def thoroughness(draws: int = DRAWS, *, seed: int | None = None) -> Iterator[Tho
 
 def current() -> Thoroughness:
     """The thoroughness checks have here and now."""
-    return _thoroughness.get()
+    found = _thoroughness.get()
+    reads = _reads.get()
+    if reads is not None:
+        reads.append(found)
+    return found
+
+
+@contextlib.contextmanager
+def noting_reads() -> Iterator[list[Thoroughness]]:
+    """A list that gets the thoroughness each time a check inside the block reads it (`current`,
+    `check_seed`): empty afterwards when no check there draws inputs."""
+    reads: list[Thoroughness] = []
+    token = _reads.set(reads)
+    try:
+        yield reads
+    finally:
+        _reads.reset(token)
 
 
 def check_seed(given: int | None = None) -> int:
     """The seed of one check: `given`, else the block's (`thoroughness`), else the lessons' fixed
     seed (nbval), else a fresh one."""
+    current()  # a check that draws inputs reads its thoroughness (`noting_reads`)
+    return _seed(given)
+
+
+def _seed(given: int | None) -> int:
     if given is not None:
         return given
-    chosen = current().seed
+    chosen = _thoroughness.get().seed
     if chosen is not None:
         return chosen
     fixed = os.environ.get(SEED_VARIABLE, "").strip()
@@ -75,6 +100,6 @@ def check_seed(given: int | None = None) -> int:
 @contextlib.contextmanager
 def checking(seed: int | None = None) -> Iterator[int]:
     """One check: every draw inside it comes from one seed (`check_seed`), which it yields."""
-    chosen = check_seed(seed)
-    with thoroughness(current().draws, seed=chosen):
+    chosen = _seed(seed)  # not a read: every check, drawing or not, runs inside one
+    with thoroughness(_thoroughness.get().draws, seed=chosen):
         yield chosen
