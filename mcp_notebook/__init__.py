@@ -24,6 +24,7 @@ from .core._context import CallCancelled, Context
 from .core._errors import (
     AuditLogWarning,
     ClientConnectionError,
+    InvalidAnswerError,
     InvalidResultError,
     MCPNotebookError,
     ProtocolError,
@@ -71,6 +72,7 @@ __all__ = [
     "Elicitation",
     "HandleError",
     "HandleStore",
+    "InvalidAnswerError",
     "InvalidResultError",
     "MCPNotebookError",
     "MemoryStore",

@@ -259,6 +259,11 @@ def argument_converter(fn: Callable[..., Any]) -> Callable[[Mapping[str, Any]], 
     return converter
 
 
+def convert_value(tp: Any, value: Any, namespace: dict[str, Any] | None = None) -> Any:
+    """A validated JSON value turned into what the type hint `tp` asks for, as an argument of that type is."""
+    return _convert(tp, value, namespace)
+
+
 class _NoFit(ValueError):
     """The value cannot be of this type (so, in a union, try the next member)."""
 

@@ -11,6 +11,10 @@ not part of the input schema, and the server passes it in::
             return "No trip planned."
         ...
 
+A form may also be a class, the official SDK's way: ``ctx.elicit("How many?", Party)`` with a
+pydantic model (or a dataclass, or a TypedDict) asks with the same schema as the equivalent mapping,
+and the accepted answer carries the validated instance as ``answer.data`` (see `._forms`).
+
 The protocol eras ask the client differently, and the same tool code serves both:
 
 - 2025-11-25 (handshake era): the server sends ``elicitation/create``, ``sampling/createMessage`` or
@@ -47,8 +51,9 @@ import math
 import threading
 import typing
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar, overload
 
+from ._forms import elicitation_request, with_form_data
 from ._identity import identity_of
 from ._questions import (
     CAPABILITY,
@@ -60,7 +65,6 @@ from ._questions import (
     Elicitation,
     InputRequired,
     ProtocolRefusal,
-    form_schema,
     parse_answer,
     state_of,
     this_rounds_answers,
@@ -68,6 +72,8 @@ from ._questions import (
 from ._text import t
 
 __all__ = ["CallCancelled", "Context"]
+
+FormT = TypeVar("FormT")
 
 
 class CallCancelled(BaseException):
@@ -291,9 +297,13 @@ class Context:
 
     # -- questions ----------------------------------------------------------------------------
     @staticmethod
-    def elicitation(message: str, schema: Mapping[str, Any]) -> dict[str, Any]:
-        """An ``elicitation/create`` request (form mode), for `ask`."""
-        return {"method": ELICIT, "params": {"message": message, "requestedSchema": form_schema(schema)}}
+    def elicitation(message: str, schema: Mapping[str, Any] | type) -> dict[str, Any]:
+        """An ``elicitation/create`` request (form mode), for `ask`; `schema` is the form, as for `elicit`.
+
+        With a class as the form, its answer in `ask`'s result carries the validated instance
+        (`Elicitation.data`).
+        """
+        return elicitation_request(message, schema)
 
     @staticmethod
     def sampling(prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None) -> dict[str, Any]:
@@ -311,16 +321,61 @@ class Context:
         """A ``roots/list`` request, for `ask`."""
         return {"method": ROOTS}
 
-    def elicit(self, message: str, schema: Mapping[str, Any], *, key: str | None = None) -> Elicitation:
-        """Ask the person at the client to fill in a form; their `Elicitation` (accept/decline/cancel)."""
-        answer: Elicitation = self._block("elicit", self.aelicit(message, schema, key=key))
+    @overload
+    def elicit(self, message: str, schema: type[FormT], *, key: str | None = None) -> Elicitation[FormT]: ...
+
+    @overload
+    def elicit(
+        self, message: str, schema: Mapping[str, Any], *, key: str | None = None
+    ) -> Elicitation[Any]: ...
+
+    def elicit(self, message: str, schema: Any, *, key: str | None = None) -> Elicitation[Any]:
+        """Ask the person at the client to fill in a form; their `Elicitation` (accept/decline/cancel).
+
+        Parameters
+        ----------
+        message:
+            The question, as the person reads it.
+        schema:
+            The form. A mapping of field names to types (``{"people": int}``, every field required),
+            a JSON Schema object, or a class, as in the official SDK: a pydantic model
+            (``class Party(BaseModel): people: int = Field(description="How many")``), a dataclass
+            or a TypedDict, whose fields with a default are optional. A form field is a string,
+            number, integer or boolean, a choice of strings (``Literal``, an ``Enum`` of strings) or
+            a list of such a choice: a class with another field (a nested model, a list of other
+            values) is refused here with a `TypeError` naming the field.
+        key:
+            The question's key in a 2026-07-28 round (``elicit-1``, ``elicit-2``... by default).
+
+        Returns
+        -------
+        Elicitation
+            ``.action``, ``.accepted``, ``.get(field)``; with a class as the form, an accepted
+            answer also carries ``.data``, the content validated into the class.
+
+        Raises
+        ------
+        InvalidAnswerError
+            The answer was accepted, but its content does not fit the class (what and why in the
+            message, the answer as sent in ``.answer``). Uncaught, the call ends with an error result.
+        """
+        answer: Elicitation[Any] = self._block("elicit", self.aelicit(message, schema, key=key))
         return answer
 
+    @overload
+    async def aelicit(
+        self, message: str, schema: type[FormT], *, key: str | None = None
+    ) -> Elicitation[FormT]: ...
+
+    @overload
     async def aelicit(
         self, message: str, schema: Mapping[str, Any], *, key: str | None = None
-    ) -> Elicitation:
+    ) -> Elicitation[Any]: ...
+
+    async def aelicit(self, message: str, schema: Any, *, key: str | None = None) -> Elicitation[Any]:
+        """`elicit` for ``async def`` tools (never blocks the loop)."""
         request = self.elicitation(message, schema)
-        answer: Elicitation = (await self.aask({key or self._key(ELICIT): request})).popitem()[1]
+        answer: Elicitation[Any] = (await self.aask({key or self._key(ELICIT): request})).popitem()[1]
         return answer
 
     def sample(
@@ -351,13 +406,19 @@ class Context:
     def ask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         """Several questions at once (one round on 2026-07-28); answers by key.
 
-        An elicitation answers an `Elicitation`, a sampling request the reply's text, a roots request
-        the list of roots.
+        An elicitation answers an `Elicitation` (with its ``data`` when its form is a class), a
+        sampling request the reply's text, a roots request the list of roots.
         """
         answers: dict[str, Any] = self._block("ask", self.aask(requests))
         return answers
 
     async def aask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """`ask` for ``async def`` tools (never blocks the loop)."""
+        answers = await self._asked(requests)
+        # Validated once every answer is in, whichever way it came (pushed, polled or replayed).
+        return {key: with_form_data(requests[key], answer) for key, answer in answers.items()}
+
+    async def _asked(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         self.check_cancelled()
         for key, request in requests.items():
             if not isinstance(request, Mapping) or request.get("method") not in CAPABILITY:

@@ -5,7 +5,8 @@
     ├── ServerError            the in-kernel server cannot start or is not running
     ├── ProtocolError          a server answered with a JSON-RPC error (carries .code, .data)
     ├── InvalidResultError     a server's answer broke the protocol (e.g. output schema not honoured)
-    └── ClientConnectionError  the client could not reach or talk to a server
+    ├── ClientConnectionError  the client could not reach or talk to a server
+    └── InvalidAnswerError     an accepted answer does not fit the class a tool asked with (a ValueError)
     ToolError                  raised *by tool code* to return an error result to the model
 
     AuditLogWarning            (a UserWarning) the audit log could not be written
@@ -64,6 +65,29 @@ class ProtocolError(MCPNotebookError):
     def _render_traceback_(self) -> list[str]:
         # IPython shows this instead of a traceback: the layer and the code are what matter.
         return [f"ProtocolError (JSON-RPC {self.code}): {self.message}"]
+
+
+class InvalidAnswerError(MCPNotebookError, ValueError):
+    """A person accepted a form, but the answer does not fit the class the tool asked with.
+
+    Raised in a tool by `Context.elicit` (and `Context.ask`) when the form is a class (a pydantic
+    model, a dataclass or a TypedDict) and the content the client sent fails its validation. A
+    ``ValueError``, as the official SDK's ``elicit`` raises for the same case. Left uncaught, it ends
+    the call with an error result (``isError``) saying what did not fit; caught, the tool may ask
+    again or answer the model with what to fix.
+
+    Attributes
+    ----------
+    answer:
+        The `Elicitation` as the client sent it (``answer.content`` holds the raw content).
+    problems:
+        What did not fit, one line each as ``field: why``.
+    """
+
+    def __init__(self, message: str, *, answer: Any, problems: list[str]) -> None:
+        super().__init__(message)
+        self.answer = answer
+        self.problems = problems
 
 
 class ToolError(Exception):

@@ -1,9 +1,10 @@
 """What a question to the client and its answer look like on the wire (elicitation, sampling, roots).
 
-Pure: no `mcp` import. `Context` (`_context.py`) asks; this module holds the shapes: the form schema
-of an elicitation, the answers a client sends back (``inputResponses`` on 2026-07-28, results on
-2025-11-25) as tool code gets them, the server's own record inside a ``requestState`` (which the
-SDK seals before it leaves), and the `RoundLedger` that lets each such state be answered once.
+Pure: no `mcp` import. `Context` (`_context.py`) asks; this module holds the shapes: the answers a
+client sends back (``inputResponses`` on 2026-07-28, results on 2025-11-25) as tool code gets them,
+the server's own record inside a ``requestState`` (which the SDK seals before it leaves), and the
+`RoundLedger` that lets each such state be answered once. The form of an elicitation, and the class
+an answer is validated into, are `_forms.py`'s.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from ._store import KEY_MAX, ROUNDS, Scope, Store
 from ._text import t
-from ._type_schema import type_schema
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -28,12 +28,28 @@ CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 KEY_PREFIX = {ELICIT: "elicit", SAMPLE: "sample", ROOTS: "roots"}
 
 
+FormT = TypeVar("FormT")
+
+
 @dataclass(frozen=True)
-class Elicitation:
-    """A person's answer to `Context.elicit`: ``action`` is accept, decline or cancel."""
+class Elicitation(Generic[FormT]):
+    """A person's answer to `Context.elicit`: ``action`` is accept, decline or cancel.
+
+    Attributes
+    ----------
+    action:
+        ``"accept"`` (the form was filled in and sent), ``"decline"`` or ``"cancel"``.
+    content:
+        The accepted answer as the client sent it: JSON values by field name (``None`` otherwise).
+    data:
+        With a class as the form (a pydantic model, a dataclass or a TypedDict): the accepted answer
+        validated into it, e.g. a ``Party`` whose ``people`` is an ``int``. ``None`` when the answer
+        was declined or cancelled, and for a form given as a mapping or a JSON Schema.
+    """
 
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, Any] | None = None
+    data: FormT | None = None
 
     @property
     def accepted(self) -> bool:
@@ -89,19 +105,6 @@ def parse_answer(method: str, raw: Any) -> Any:
     if not isinstance(roots, list) or not all(isinstance(r, Mapping) and "uri" in r for r in roots):
         return UNANSWERED
     return [dict(r) for r in roots]
-
-
-def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A requested schema: JSON Schema as given, or ``{"field": type}`` turned into one (all required)."""
-    if not isinstance(schema, Mapping):
-        raise TypeError(t("context.bad_schema", what=schema))
-    if schema.get("type") == "object":
-        return dict(schema)
-    try:
-        properties = {name: type_schema(tp) for name, tp in schema.items()}
-    except Exception:
-        raise TypeError(t("context.bad_schema", what=dict(schema))) from None
-    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 _STATE_VERSION = 2  # 2 added the round id and the questions asked: a state without them is refused

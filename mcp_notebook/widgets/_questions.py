@@ -49,7 +49,7 @@ class ElicitationForm(_Question):
         schema = getattr(params, "requested_schema", None) or {"type": "object", "properties": {}}
         required = set(schema.get("required", []))
         self.fields = {
-            name: field_for(name, prop, name in required)
+            name: _input_for(name, prop, name in required)
             for name, prop in schema.get("properties", {}).items()
         }
         question = widgets.HTML(f"<b>{html.escape(t('ask.elicit', message=params.message))}</b>")
@@ -64,7 +64,11 @@ class ElicitationForm(_Question):
         self._setup([question, *self.fields.values(), self.buttons])
 
     def send(self) -> None:
-        content = {name: field.value for name, field in self.fields.items() if field.value not in (None, "")}
+        content = {
+            name: list(field.value) if isinstance(field.value, tuple) else field.value
+            for name, field in self.fields.items()
+            if field.value not in (None, "")
+        }
         self._answer("accept", content)
 
     def _answer(self, action: Any, content: dict[str, Any] | None = None) -> None:
@@ -76,6 +80,21 @@ class ElicitationForm(_Question):
 
     def __repr__(self) -> str:
         return "<elicitation form>"
+
+
+def _input_for(name: str, schema: dict[str, Any], required: bool) -> Any:
+    """The input for one field of a form: a multi-select for a list of choices, else as a tool's argument."""
+    items = schema.get("items")
+    if schema.get("type") == "array" and isinstance(items, dict) and "enum" in items:
+        # A list of choices (spec: the multi-select enum schemas) is picked, never typed as JSON.
+        default = schema.get("default")
+        return widgets.SelectMultiple(
+            options=list(items["enum"]),
+            value=[value for value in default if value in items["enum"]] if isinstance(default, list) else [],
+            description=name + ("" if required else " (optional)"),
+            tooltip=schema.get("description", ""),
+        )
+    return field_for(name, schema, required)
 
 
 class SamplingForm(_Question):
