@@ -16,6 +16,8 @@ from typing import Any, TypedDict
 import pytest
 from pydantic import BaseModel
 
+import mcp_notebook
+from mcp_notebook import Catalogue, tool
 from mcp_notebook.core._catalogue import make_entry
 from mcp_notebook.core._results import error_result, to_jsonable, to_result
 
@@ -383,3 +385,32 @@ def test_error_result() -> None:
     message = "No order 'A-17'. List orders with list_orders, then retry."
 
     assert error_result(message) == {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def test_a_tool_redefined_to_return_another_shape_is_answered_on_a_connection_that_called_it_before(
+    catalogue: Catalogue,
+) -> None:
+    """The client checks results against the output schema it listed; a cell that redefines the tool
+    must not leave it checking the new answers against the old shape (plain calls and tasks alike)."""
+    srv = mcp_notebook.serve(catalogue=catalogue)
+    try:
+
+        @tool(catalogue=catalogue, lint=False)
+        def shape(n: int) -> str:
+            """A tool whose return type the next cell changes."""
+            return "text"
+
+        assert mcp_notebook.call("shape", {"n": 1}).structured_content == {"result": "text"}
+        assert mcp_notebook.call("shape", {"n": 1}, task=True).result(20).structured_content == {
+            "result": "text"
+        }
+
+        @tool(catalogue=catalogue, lint=False)  # type: ignore[no-redef]
+        def shape(n: int) -> dict[str, int]:
+            """The same tool, now returning an object."""
+            return {"n": n}
+
+        assert mcp_notebook.call("shape", {"n": 2}).structured_content == {"n": 2}
+        assert mcp_notebook.call("shape", {"n": 3}, task=True).result(20).structured_content == {"n": 3}
+    finally:
+        srv.stop()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import _ui
+from ..core._catalogue import tools_changed
 from ..core._text import t
 from ._requests import DEFAULT_TIMEOUT, request
 from ._results import CallResult, PromptResult, ReadResult
@@ -84,6 +85,7 @@ def call(
             on_progress(value, total, message)
 
     async def do(client: Any) -> Any:
+        await current_definitions(client)
         return await client.call_tool(name, arguments or {}, progress_callback=progress)
 
     def finish(result: Any) -> CallResult:
@@ -115,6 +117,7 @@ def _as_task(
         )
 
     async def start(client: Any) -> Any:
+        await current_definitions(client)
         return await client.session.call_tool(name, arguments, allow_claimed=True)
 
     answer = send(start)
@@ -143,6 +146,21 @@ def list_tools(
 
     result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
     return result
+
+
+async def current_definitions(client: Any) -> None:
+    """List the tools again on this connection when a cell of this process has redefined a tool since
+    it last listed them.
+
+    The SDK checks a result's structured content against the output schema it listed for the tool,
+    and keeps that schema until the connection lists again: a tool redefined to return another shape
+    (``-> str`` became ``-> dict``) would have its answers refused as breaking the protocol.
+    """
+    changed = tools_changed()
+    seen = getattr(client, "_mcp_notebook_tools_changed", None)
+    client._mcp_notebook_tools_changed = changed
+    if seen is not None and seen != changed:
+        await _all_pages(client.session.list_tools, "tools")
 
 
 async def _all_pages(method: Any, attribute: str) -> list[dict[str, Any]]:

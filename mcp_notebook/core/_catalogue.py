@@ -34,6 +34,7 @@ __all__ = [
     "make_entry",
     "target_catalogue",
     "tool",
+    "tools_changed",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -203,10 +204,22 @@ class Catalogue:
         return unsubscribe
 
     def _emit(self, kind: str) -> None:
+        global _tools_changed
         with self._lock:
             listeners = list(self._listeners.values())
+            if kind == "tools":
+                _tools_changed += 1
         for listener in listeners:
             listener(kind)
+
+
+_tools_changed = 0
+
+
+def tools_changed() -> int:
+    """How many times a tool list of this process has changed (any catalogue): a client that last
+    listed tools before the count it sees now may hold a definition a cell has since replaced."""
+    return _tools_changed
 
 
 DEFINE_HOOKS: list[Callable[[ToolEntry, Catalogue], None]] = []

@@ -7,9 +7,10 @@
     the model answer   ── tools/call ──► private server  ────┘
 
 The inputs are the question's teaching examples, the edges of both input schemas and draws from
-them (`mcp_notebook.lessons._inputs`), fresh for each check from a seed the feedback shows. They run
-in one sequence on both sides, from the same state (`States`), so a tool that changes something is
-judged by what its later calls see: a booking that was never recorded, or a repeated request that
+them (`mcp_notebook.lessons._inputs`; a `domain` schema instead, for a tool too slow for any input),
+fresh for each check from a seed the feedback shows. They run in one sequence on both sides, from
+the same state (`States`), so a tool that changes something is judged by what its later calls see
+(and, for the names of `observe`, by the notebook variable itself after each call): a booking that was never recorded, or a repeated request that
 booked twice, shows as a later answer that differs. A tool that takes an idempotency key gets a
 fresh key for most calls and, now and then, the key of an earlier call again, as a client that
 lost an answer would send it. `then` follow-ups call another tool with a field of a result (cancel
@@ -88,6 +89,8 @@ class Judge:
     recoveries: tuple[Recovery, ...] = ()
     distractors: str = ""
     draws: int | None = None
+    domain: Mapping[str, Any] | None = None
+    observe: tuple[str, ...] = ()
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], context: DataContext) -> Judge:
@@ -111,6 +114,8 @@ class Judge:
             recoveries=recoveries,
             distractors=data.pop("distractors", ""),
             draws=data.pop("draws", None),
+            domain=data.pop("domain", None),
+            observe=tuple(data.pop("observe", ())),
         )
         if data:
             raise ValueError(f"a judge table has unknown keys {sorted(data)}")
@@ -157,16 +162,24 @@ def compare_calls(
     seed = check_seed()
     model = reference.definition(name) or {}
     schemas = [model.get("inputSchema", {}), mine.get("inputSchema", {})]
+    if judge.domain is not None:
+        schemas = [dict(judge.domain)]  # the task's own inputs (and only those: see below)
     drawn = inputs(
         schemas,
         examples=judge.examples,
         seed=seed,
         count=judge.draws or current().draws,
         required=model.get("inputSchema", {}).get("required", ()),
-        sources=[reference.source, learner_source],
+        # Numbers in the code are edges too, but not beyond a domain (a bound of 100000 chunks).
+        sources=[reference.source, learner_source] if judge.domain is None else [],
         pools=judge.pools,
         repeats=bool(judge.state),
     )
+    if judge.domain is not None:
+        import jsonschema
+
+        inside = jsonschema.Draft202012Validator(dict(judge.domain))
+        drawn = [arguments for arguments in drawn if inside.is_valid(arguments)]
     takes_key = KEY_PARAMETER in model.get("inputSchema", {}).get("properties", {})
     calls = _with_keys(drawn, seed) if takes_key else [(arguments, {}) for arguments in drawn]
     states = States(judge.state, notebook, reference)
@@ -185,6 +198,8 @@ def compare_calls(
             problem = comparison.differs(arguments, learner, answer)
             if problem is None and learner.kind == "ok":
                 problem = _follow_ups(judge, index, learner, answer, call_mine, reference, comparison)
+            if problem is None:
+                problem = _observed(judge.observe, notebook, reference.namespace)
             if problem is not None:
                 where = json.dumps({**arguments, **shown}, ensure_ascii=False)
                 lines = [t("lessons.judge.differs", call=f"{name} {clip(where, 200)}", problem=problem)]
@@ -242,6 +257,21 @@ def _follow_ups(
         if problem is not None:
             shown = f"{follow.tool} {json.dumps(mine_args, ensure_ascii=False)}"
             return t("lessons.judge.after", call=shown, problem=problem)
+    return None
+
+
+def _observed(names: Sequence[str], notebook: Mapping[str, Any], model: Mapping[str, Any]) -> str | None:
+    """What the call left in the notebook's `names` that the model answer's did not leave in its own."""
+    for name in names:
+        mine, theirs = notebook.get(name), model.get(name)
+        if json.dumps(mine, sort_keys=True, default=repr) != json.dumps(theirs, sort_keys=True, default=repr):
+            shown = json.dumps(mine, ensure_ascii=False, default=repr)
+            return t(
+                "lessons.judge.observed",
+                name=name,
+                mine=clip(shown, 120),
+                model=clip(json.dumps(theirs, ensure_ascii=False, default=repr), 120),
+            )
     return None
 
 

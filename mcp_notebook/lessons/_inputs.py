@@ -152,6 +152,34 @@ def edge_values(
     return values
 
 
+def _bound_values(props: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """A number's schema bounds and one step past each (from every schema that has the parameter)."""
+    values: list[Any] = []
+    for prop in props:
+        kind = _type(prop)
+        if kind not in ("integer", "number") or "enum" in prop:
+            continue
+        step = 1 if kind == "integer" else 0.01
+        for bound in _bounds(prop):
+            if bound is not None:
+                values += [_near(bound - step), bound, _near(bound + step)]
+    return _unique(values)
+
+
+def pairs(schemas: Sequence[Mapping[str, Any]], base: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Calls that put two bounded numbers at their edges together (start 17 with one hour is valid,
+    start 17 with two is not): a rule over two parameters shows only where both are at an edge."""
+    bounded = {
+        name: values for name, props in properties(schemas).items() if (values := _bound_values(props))
+    }
+    found: list[dict[str, Any]] = []
+    names = sorted(bounded)
+    for index, first in enumerate(names):
+        for second in names[index + 1 :]:
+            found += [{**base, first: a, second: b} for a in bounded[first] for b in bounded[second]]
+    return _unique(found)[:MAX_EDGES]
+
+
 def edges(
     schemas: Sequence[Mapping[str, Any]],
     base: Mapping[str, Any],
@@ -303,12 +331,13 @@ def inputs(
     repeats: bool = False,
 ) -> list[dict[str, Any]]:
     """The teaching examples, then the edges of the schemas around the first two examples (the
-    valid calls the question shows), then `count` draws (which may repeat earlier calls, with
+    valid calls the question shows) and two numbers at their edges together, then `count` draws (which may repeat earlier calls, with
     `repeats`: see `draws`)."""
     sources = list(sources)
     found = [dict(example) for example in examples]
     for base in [dict(example) for example in examples[:2]] or [{}]:
         found += edges(schemas, base, sources=sources, pools=pools)
+    found += pairs(schemas, examples[0] if examples else {})
     drawn = draws(
         schemas, seed=seed, count=count, required=required, sources=sources, pools=pools, repeats=repeats
     )

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from ..core._text import clip, t
 
-Kind = Literal["ok", "refused", "crashed", "protocol", "unreachable"]
+Kind = Literal["ok", "refused", "crashed", "protocol", "invalid", "unreachable"]
 
 # An exception's type name in front of the message ("ValueError: ..."): what the server sends when a
 # tool raises anything but ToolError. A message written for the model has no such prefix.
@@ -51,12 +51,14 @@ class Outcome:
     def of(cls, make: Callable[[], Any], read: Callable[[Any], Outcome] | None = None) -> Outcome:
         """Run `make` (one request) and read what it answered; a protocol error or a lost connection
         is an outcome too."""
-        from mcp_notebook import ClientConnectionError, ProtocolError
+        from mcp_notebook import ClientConnectionError, InvalidResultError, ProtocolError
 
         try:
             answer = make()
         except ProtocolError as exc:
             return cls("protocol", str(exc.message), None, (), exc.code)
+        except InvalidResultError as exc:  # the client refused an answer that breaks the protocol
+            return cls("invalid", str(exc))
         except ClientConnectionError as exc:
             return cls("unreachable", str(exc))
         return (read or cls.of_result)(answer)

@@ -507,6 +507,12 @@ class CancellableToolExercise(ToolExercise):
 
     kind = "cancellable_tool"
 
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """A call of the judged sequence, as a task (a tool with ``task="required"`` takes no other)."""
+        import mcp_notebook
+
+        return mcp_notebook.call(name, arguments, task=True, timeout=CALL_TIMEOUT).result(CALL_TIMEOUT)
+
     def _definition_problems(self, definition: dict[str, Any]) -> list[str]:
         problems = super()._definition_problems(definition)
         entry = served_catalogue().get(definition["name"])
@@ -516,13 +522,20 @@ class CancellableToolExercise(ToolExercise):
             problems.append(t("lessons.ch08.cancel.not_task", tool=entry.name, value=repr(entry.task)))
         return problems
 
-    def _probe_problems(self, name: str) -> list[str]:
+    def _judged_problems(self, name: str, definition: dict[str, Any]) -> list[str]:
+        # The short calls beside the model answer first: a loop that does not stop at the cancel
+        # below goes on filling `processed` for seconds, which those calls would see.
         if not getattr(self, "_as_task", False):
             return []
         namespace = user_namespace()
         ledger = namespace.get(PROCESSED)
         if not isinstance(ledger, list) or not callable(namespace.get("process")):
             return [t("lessons.ch08.cancel.no_ledger", ledger=PROCESSED)]
+        return super()._judged_problems(name, definition) or self._cancel_problems(name)
+
+    def _cancel_problems(self, name: str) -> list[str]:
+        namespace = user_namespace()
+        ledger = namespace[PROCESSED]
         import mcp_notebook
 
         server = mcp_notebook.current_server()
