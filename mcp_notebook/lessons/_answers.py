@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core._text import t
 from ._exercise import DataContext, Exercise, NotAttempted, is_blank
-from ._order import arrange, fallback_ordinal
+from ._order import arrange
 from ._texts import Text, as_text, localized
 from ._wire_names import exact_form, near_miss
 
@@ -355,8 +355,8 @@ class MultipleChoice(Exercise):
     """Pick one option by its letter; every wrong option has its own explanation.
 
     Options have ids (``"breaks_spec"``); the letters a learner sees are given in an order shuffled
-    per learner (`._order`), so the right answer sits anywhere. Older chapters used the letters as
-    ids; they are shuffled all the same.
+    per learner and per exercise (`._order`), so the right answer sits anywhere. Older chapters used
+    the letters as ids; they are shuffled all the same.
     """
 
     kind = "choice"
@@ -376,8 +376,6 @@ class MultipleChoice(Exercise):
         self.answer = answer
         if set(wrong) != set(options) - {answer}:
             raise ValueError(f"exercise {chapter}.{name}: every wrong option needs its explanation")
-        self.ordinal = fallback_ordinal(f"{chapter}.{name}")
-        """Its place among the course's multiple-choice exercises (set by the chapter's loader)."""
         extra = {f"option.{k}": v for k, v in options.items()}
         extra.update({f"wrong.{k}": v for k, v in wrong.items()})
         self._add_texts(extra)
@@ -385,9 +383,7 @@ class MultipleChoice(Exercise):
     # -- the learner's letters ------------------------------------------------------------------------
     def order(self, seed: str | None = None) -> list[str]:
         """The option ids in the order shown (A, B, ...), for this learner or for `seed`."""
-        return arrange(
-            self.ids, self.answer, key=f"{self.chapter}.{self.name}", ordinal=self.ordinal, seed=seed
-        )
+        return arrange(self.ids, key=f"{self.chapter}.{self.name}", seed=seed)
 
     @property
     def letters(self) -> list[str]:
