@@ -16,7 +16,8 @@ Kinds of exercise:
     ├── Classification     sort items into categories (Tool / Resource / Prompt, error layers ...)
     │   └── ReasonedClassification   ... and say why, in a second vocabulary (who controls the call)
     ├── MultipleChoice     one letter; every wrong option explains itself
-    ├── ShortAnswer        a word or two, with accepted spellings and advice for typical slips
+    ├── ShortAnswer        a word or two, with accepted spellings and advice for typical slips;
+    │                      a name or code on the wire is judged exactly (case and sign matter)
     └── ToolExercise       the learner writes a tool; it is listed and called through the real
                            in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
 

@@ -1,8 +1,9 @@
 """Exercises answered with words: classification, multiple choice and short answers.
 
-Answers are compared after `normalize` (case, spaces, ``_``/``-``, quotes and backticks do not
+Words are compared after `normalize` (case, spaces, ``_``/``-``, quotes and backticks do not
 matter), against variants in both languages, so ``"Tool"``, ``"tool"`` and ``"도구"`` all read
-as the same answer.
+as the same answer. A short answer that is a name or a code on the wire is compared exactly instead
+(`._wire_names`): ``isError`` is not ``is_error``, and ``-32602`` is not ``32602``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from typing import Any
 
 from ..core._text import t
 from ._exercise import DataContext, Exercise, NotAttempted, is_blank
-from ._order import arrange, fallback_ordinal
+from ._order import arrange
 from ._texts import Text, as_text, localized
+from ._wire_names import exact_form, near_miss
 
 _IGNORED = re.compile(r"[\s_\-`'\"“”‘’]+")
 
@@ -353,8 +355,8 @@ class MultipleChoice(Exercise):
     """Pick one option by its letter; every wrong option has its own explanation.
 
     Options have ids (``"breaks_spec"``); the letters a learner sees are given in an order shuffled
-    per learner (`._order`), so the right answer sits anywhere. Older chapters used the letters as
-    ids; they are shuffled all the same.
+    per learner and per exercise (`._order`), so the right answer sits anywhere. Older chapters used
+    the letters as ids; they are shuffled all the same.
     """
 
     kind = "choice"
@@ -374,8 +376,6 @@ class MultipleChoice(Exercise):
         self.answer = answer
         if set(wrong) != set(options) - {answer}:
             raise ValueError(f"exercise {chapter}.{name}: every wrong option needs its explanation")
-        self.ordinal = fallback_ordinal(f"{chapter}.{name}")
-        """Its place among the course's multiple-choice exercises (set by the chapter's loader)."""
         extra = {f"option.{k}": v for k, v in options.items()}
         extra.update({f"wrong.{k}": v for k, v in wrong.items()})
         self._add_texts(extra)
@@ -383,9 +383,7 @@ class MultipleChoice(Exercise):
     # -- the learner's letters ------------------------------------------------------------------------
     def order(self, seed: str | None = None) -> list[str]:
         """The option ids in the order shown (A, B, ...), for this learner or for `seed`."""
-        return arrange(
-            self.ids, self.answer, key=f"{self.chapter}.{self.name}", ordinal=self.ordinal, seed=seed
-        )
+        return arrange(self.ids, key=f"{self.chapter}.{self.name}", seed=seed)
 
     @property
     def letters(self) -> list[str]:
@@ -452,7 +450,14 @@ class MultipleChoice(Exercise):
 
 
 class ShortAnswer(Exercise):
-    """A word or two; `accepted` spellings pass, `wrong` maps typical wrong answers to advice."""
+    """A word or two; `accepted` spellings pass, `wrong` maps typical wrong answers to advice.
+
+    An ordinary word is read leniently (`normalize`). An answer that is a name or a code on the wire
+    (a JSON field, a method, an error code) is marked ``exact = true`` in the data and judged as the
+    protocol spells it (`._wire_names`): case and sign matter, and a near miss of an accepted spelling
+    or of a wrong answer gets advice of its own (the SDK's snake_case spelling, a lost minus sign, a
+    wrong case).
+    """
 
     kind = "short"
 
@@ -463,20 +468,26 @@ class ShortAnswer(Exercise):
         *,
         accepted: tuple[str, ...],
         wrong: dict[str, Text] | None = None,
+        exact: bool = False,
         **texts: Any,
     ) -> None:
         super().__init__(chapter, name, **texts)
         self.model_answer = accepted[0]
         self.spellings = tuple(accepted)
-        self.accepted = {normalize(a) for a in accepted}
+        self.exact = exact
+        self.accepted = {self._key(a) for a in accepted}
         self.wrong_keys: dict[str, str] = {}
         self.wrong_spellings: dict[str, str] = {}
         extra: dict[str, Text] = {}
         for index, (spelling, advice) in enumerate((wrong or {}).items(), 1):
-            self.wrong_keys[normalize(spelling)] = f"wrong.{index}"
+            self.wrong_keys[self._key(spelling)] = f"wrong.{index}"
             self.wrong_spellings[f"wrong.{index}"] = spelling
             extra[f"wrong.{index}"] = advice
         self._add_texts(extra)
+
+    def _key(self, value: str) -> str:
+        """The form two answers are compared in: exact for a wire name, `normalize` for a word."""
+        return exact_form(value) if self.exact else normalize(value)
 
     def template(self) -> str:
         return f"{self.variable} = ...  # {t('lessons.short.template')}"
@@ -485,18 +496,20 @@ class ShortAnswer(Exercise):
         return f"{self.variable} = ..."
 
     def kind_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"accepted": list(self.spellings)}
+        if self.exact:
+            data["exact"] = True
         wrong = {spelling: dict(self._texts[key]) for key, spelling in self.wrong_spellings.items()}
-        return (
-            {"accepted": list(self.spellings), "wrong": wrong}
-            if wrong
-            else {"accepted": list(self.spellings)}
-        )
+        if wrong:
+            data["wrong"] = wrong
+        return data
 
     @classmethod
     def data_kwargs(cls, data: dict[str, Any], context: DataContext) -> dict[str, Any]:
         kwargs = super().data_kwargs(data, context)
         kwargs["accepted"] = tuple(data.pop("accepted"))
         kwargs["wrong"] = data.pop("wrong", {})
+        kwargs["exact"] = data.pop("exact", False)
         return kwargs
 
     def solution_code(self) -> str:
@@ -505,10 +518,31 @@ class ShortAnswer(Exercise):
     def evaluate(self, answer: Any) -> list[str]:
         if not isinstance(answer, str):
             return [t("lessons.short.not_text", kind=type(answer).__name__)]
-        key = normalize(answer)
+        key = self._key(answer)
         if key in self.accepted:
             return []
         problems = [t("lessons.short.wrong", given=answer)]
         if key in self.wrong_keys:
             problems.append(self.text(self.wrong_keys[key]))
+        elif self.exact:
+            problems += self._near_miss_advice(key)
         return problems
+
+    def _near_miss_advice(self, given: str) -> list[str]:
+        """What a wire name `given` misses, when it nearly names an accepted answer or a wrong one."""
+        spellings = [exact_form(s) for s in self.spellings]
+        found = near_miss(given, [*spellings, *(exact_form(s) for s in self.wrong_spellings.values())])
+        if found is None:
+            return []
+        name, miss = found
+        advice = []
+        if miss == "sdk":
+            advice.append(t("lessons.short.sdk_spelling", given=f"`{given}`", wire=f"`{name}`"))
+        elif miss == "sign":
+            advice.append(t("lessons.short.sign", given=f"`{given}`"))
+        elif name in spellings:
+            advice.append(t(f"lessons.short.{miss}", given=f"`{given}`"))
+        if name not in spellings:
+            # a near miss of a wrong answer is that wrong answer: its own advice says why
+            advice.append(self.text(self.wrong_keys[name]))
+        return advice

@@ -75,18 +75,6 @@ def shared_vocabularies() -> dict[str, Vocabulary]:
     return {group: Vocabulary.from_data(group, categories) for group, categories in data.items()}
 
 
-@functools.cache
-def choice_ordinals() -> dict[str, int]:
-    """Every multiple-choice exercise of the course (``"01.q4"``) and its place among them."""
-    keys = [
-        f"{chapter}.{name}"
-        for chapter in chapters()
-        for name, exercise in chapter_data(chapter).items()
-        if isinstance(exercise, dict) and exercise.get("kind") == MultipleChoice.kind
-    ]
-    return {key: index for index, key in enumerate(keys)}
-
-
 def load_exercises(
     chapter: str,
     names: list[str],
@@ -124,15 +112,11 @@ def load_exercises(
         values={**data.get("values", {}), **(values or {})},
     )
     known = {**KINDS, **(kinds or {})}
-    ordinals = choice_ordinals()
     exercises: list[Exercise] = []
     for name in names:
         table = {key: value for key, value in data[name].items() if key not in TEST_KEYS}
         kind = table.pop("kind")
         if kind not in known:
             raise ValueError(f"exercise {chapter}.{name}: no kind {kind!r}; known: {sorted(known)}")
-        exercise = known[kind].from_data(chapter, name, table, context)
-        if isinstance(exercise, MultipleChoice):
-            exercise.ordinal = ordinals[f"{chapter}.{name}"]
-        exercises.append(exercise)
+        exercises.append(known[kind].from_data(chapter, name, table, context))
     return exercises

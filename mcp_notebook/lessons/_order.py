@@ -8,10 +8,11 @@ outputs (checked by nbval) come out the same on every run. The order comes from 
   set it to ``"0"``, so committed outputs and their nbval check agree on any machine.
 - Otherwise a value made from the learner's user name and machine name (hashed; neither is shown).
 
-Across the course the right answers are spread evenly: the multiple-choice exercises are taken in
-course order in blocks as long as their option lists, and within a block every position holds the
-right answer once, in an order the seed shuffles. No position holds more than its share, whatever
-the seed, and a learner cannot tell the next answer's place from the last one's.
+Each exercise is shuffled on its own, from the seed and the exercise's name, and from nothing else:
+where the right answer sits in one exercise says nothing about where it sits in any other. (Spreading
+the answers evenly across the course, each letter once in every few exercises, would do the opposite:
+a learner who knew three answers of a run could tell the fourth.) Over many learners, each option of
+an exercise comes first, second ... equally often.
 """
 
 from __future__ import annotations
@@ -38,32 +39,20 @@ def learner_seed() -> str:
     return hashlib.sha256(mine).hexdigest()[:16]
 
 
-def arrange(ids: list[str], answer: str, *, key: str, ordinal: int, seed: str | None = None) -> list[str]:
+def arrange(ids: list[str], *, key: str, seed: str | None = None) -> list[str]:
     """`ids` in the order shown to the learner of `seed` (default: `learner_seed`).
 
     Parameters
     ----------
     ids:
         The option ids as written in the chapter's data.
-    answer:
-        The id of the right option.
     key:
-        The exercise (``"01.q4"``): shuffles its wrong options.
-    ordinal:
-        Its place among the course's multiple-choice exercises (0 for the first): chooses the
-        position of the right option, evenly across the course.
+        The exercise (``"01.q4"``): with the seed, the only thing its order depends on.
+    seed:
+        The learner's seed; `learner_seed` when not given.
     """
     seed = learner_seed() if seed is None else seed
-    count = len(ids)
-    block, slot = divmod(ordinal, count)
-    positions = list(range(count))
-    random.Random(f"{seed}/block/{block}").shuffle(positions)
-    others = [option for option in ids if option != answer]
-    random.Random(f"{seed}/{key}").shuffle(others)
-    others.insert(positions[slot], answer)
-    return others
-
-
-def fallback_ordinal(key: str) -> int:
-    """An ordinal for an exercise outside the course's data (a chapter still written as code)."""
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16)
+    shown = list(ids)
+    # random.Random seeds a string through SHA-512, so the order is the same on every platform and run
+    random.Random(f"{seed}/{key}").shuffle(shown)
+    return shown
