@@ -406,7 +406,7 @@ def test_a_tool_redefined_to_return_another_shape_is_answered_on_a_connection_th
         }
 
         @tool(catalogue=catalogue, lint=False)  # type: ignore[no-redef]
-        def shape(n: int) -> dict[str, int]:
+        def shape(n: int) -> dict[str, int]:  # noqa: F811 - a cell run again, as a notebook does
             """The same tool, now returning an object."""
             return {"n": n}
 
