@@ -131,7 +131,9 @@ def test_the_first_start_opens_chapter_00_without_the_news_question_or_a_warning
             toasts = page.locator(".Toastify__toast")
             assert toasts.count() == 0, toasts.all_inner_texts()
             held.hold_until(WATCHED)
-            assert held.closed_after is None, f"the kernel websocket was closed after {held.closed_after:.1f} s"
+            assert held.closed_after is None, (
+                f"the kernel websocket was closed after {held.closed_after:.1f} s"
+            )
             log = list(lab.log)  # before stopping, which logs its own lines
         except BaseException:
             page.screenshot(path=ARTIFACTS / "first-start-failure.png")
