@@ -103,6 +103,9 @@ class Rules:
         A successful text result must contain the model answer's text (a diary entry).
     exclusive:
         ... and no text the model answer gave for another input (every entry, when asked for one).
+    says:
+        A function of the chapter that reads a successful text as a person would, given the
+        arguments: None when it says what it should, else what is missing (a greeting that greets).
     same:
         Fields or parameters compared through a function of the chapter (a station's name in
         Korean or English) instead of as they are: ``{field: function}``.
@@ -117,6 +120,7 @@ class Rules:
     mentions: tuple[str, ...] = ()
     contains_reference: bool = False
     exclusive: bool = False
+    says: Callable[[Mapping[str, Any], str], str | None] | None = None
     same: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
 
     @classmethod
@@ -132,6 +136,7 @@ class Rules:
             mentions=tuple(data.get("mentions", ())),
             contains_reference=bool(data.get("contains_reference", False)),
             exclusive=bool(data.get("exclusive", False)),
+            says=checks[data["says"]] if "says" in data else None,
             same=same,
         )
 
@@ -177,6 +182,10 @@ class Comparison:
             value = arguments.get(name)
             if isinstance(value, str) and value and value in model.text and value not in mine.text:
                 return t("lessons.judge.mention", param=name, value=value, text=clip(mine.text, 120))
+        if self.rules.says is not None and self.rules.says(arguments, model.text) is None:
+            missing = self.rules.says(arguments, mine.text)
+            if missing is not None:
+                return missing
         if self.rules.contains_reference and model.text.strip() not in mine.text:
             return t("lessons.judge.text", mine=clip(mine.text, 120), model=clip(model.text, 120))
         if self.rules.exclusive:
