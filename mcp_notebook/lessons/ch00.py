@@ -27,7 +27,7 @@ GREETING = re.compile(
 def greets(arguments: Mapping[str, Any], text: str) -> str | None:
     """None when `text` greets (besides the name it was given); else what a person would miss."""
     name = arguments.get("name")
-    rest = text.replace(name, " ") if isinstance(name, str) and name else text
+    rest = text.replace(name, " ", 1) if isinstance(name, str) and name else text  # the name once
     return None if GREETING.search(rest) else t("lessons.ch00.not_a_greeting", text=clip(text, 80))
 
 
