@@ -8,19 +8,23 @@ when it is an error, corrects itself or gives up.
                            ▲                                          │
                            └──── Step(result text, is_error) ◄── tools/call
 
-Two models speak the same `Model` interface:
+Three models speak the same `Model` interface:
 
-- `ScriptedModel`: offline and deterministic (nbval and Binder need it). It scores each tool by the
-  words a request shares with the tool's name, description and parameters; takes arguments only where
-  a request marks them (quoted text, numbers, a word that is one of a parameter's allowed values); and
-  on an error result, retries with a value the error message quotes, or tries the next tool.
+- `ScriptedModel` (`._scripted`): offline and deterministic (nbval and Binder need it). It weighs
+  the meanings a request shares with each tool's name, description and parameters, in Korean and
+  English alike (`._glossary`, `._reading`), fills arguments from the schema (`._arguments`), looks
+  a missing ID up with another tool first, and on an error result fixes the call from what the
+  message says, when that fits the request (`._repair` reads it, `._recovery` chooses).
 - `ChatCompletionsModel`: any endpoint that speaks the OpenAI chat-completions shape (``tools`` in,
   ``tool_calls`` out), configured by environment variables (`ChatCompletionsModel.from_env`).
 - `SamplingModel`: the connected client's own model, asked through MCP sampling (`Context.sample`), for
   a loop that runs inside a tool an outside client called.
 
 The calls go through the real in-kernel server (`mcp_notebook.list_tools`, `mcp_notebook.call`), as
-the notebook itself: what the model sees is what any MCP client would see.
+the notebook itself: what the model sees is what any MCP client would see. ``run_agent(...,
+first=Call(...))`` starts the loop with a call of the caller's choosing, as if the model had made it:
+a grader forces a bad call that way, to see whether the model recovers from the tool's error message.
+The loop's records (`Call`, `Answer`, `Step`, `Run`) are in `._steps`; this module re-exports them.
 """
 
 from __future__ import annotations
@@ -30,129 +34,96 @@ import os
 import re
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 import mcp_notebook
 
 from ..core._errors import ClientConnectionError, ProtocolError
 from ..core._text import clip, t
+from ._glossary import words
+from ._scripted import ScriptedModel
+from ._steps import Answer, Call, Model, Run, Step
+
+__all__ = [
+    "MAX_STEPS",
+    "Answer",
+    "Call",
+    "ChatCompletionsModel",
+    "Model",
+    "Run",
+    "SamplingModel",
+    "ScriptedModel",
+    "Step",
+    "loop",
+    "run_agent",
+    "words",
+]
 
 MAX_STEPS = 4
 """Calls a run may make before the loop stops it (a model that keeps retrying gets nowhere)."""
 
-# -- what a model decides ---------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Call:
-    """The model wants `tool` called with `arguments` (`id`: the endpoint's id of that call)."""
-
-    tool: str
-    arguments: dict[str, Any]
-    reason: str = ""
-    id: str = ""
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The model answers the person (and calls nothing more)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Step:
-    """One call of a run and what came back: the result's text, and whether it was an error."""
-
-    call: Call
-    text: str
-    is_error: bool
-    protocol_error: bool = False
-
-
-class Model(Protocol):
-    """What the loop needs of a model: given the request, the tools and the steps so far, decide."""
-
-    def decide(self, request: str, tools: list[dict[str, Any]], steps: list[Step]) -> Call | Answer: ...
-
-
-@dataclass
-class Run:
-    """What a run of the loop did: its request, the scores (scripted model), every step, the answer."""
-
-    request: str
-    steps: list[Step] = field(default_factory=list)
-    answer: str = ""
-    scores: list[tuple[str, int, list[str]]] = field(default_factory=list)
-
-    @property
-    def picked(self) -> str | None:
-        """The tool the model called first (None: it called none)."""
-        return self.steps[0].call.tool if self.steps else None
-
-    @property
-    def solved_by(self) -> str | None:
-        """The tool whose call last succeeded (None: no call succeeded)."""
-        ok = [step for step in self.steps if not step.is_error]
-        return ok[-1].call.tool if ok else None
-
-    def lines(self) -> list[str]:
-        lines = [t("agent.request", request=self.request)]
-        if self.scores:
-            shown = ", ".join(
-                f"{name} {score}" + (f" ({', '.join(words)})" if words else "")
-                for name, score, words in self.scores
-            )
-            lines.append(t("agent.scores", scores=shown))
-        for number, step in enumerate(self.steps, 1):
-            arguments = json.dumps(step.call.arguments, ensure_ascii=False)
-            if step.call.reason:
-                lines.append(f"   {step.call.reason}")
-            mark = "isError" if step.is_error else "ok"
-            if step.protocol_error:
-                mark = t("agent.protocol_error")
-            lines.append(
-                f"{number}. {step.call.tool} {arguments} → {mark}: {clip(' '.join(step.text.split()), 160)}"
-            )
-        lines.append(t("agent.answer", answer=clip(" ".join(self.answer.split()), 200)))
-        return lines
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines())
-
-
-def run_agent(request: str, model: Model | None = None, *, max_steps: int = MAX_STEPS) -> Run:
+def run_agent(
+    request: str, model: Model | None = None, *, max_steps: int = MAX_STEPS, first: Call | None = None
+) -> Run:
     """Let `model` (default: a `ScriptedModel`) handle `request` with the in-kernel server's tools.
 
     The tools are read with ``tools/list`` and called with ``tools/call`` through the running server
     (one is started for the run, and stopped after, when none runs). A JSON-RPC error is shown to the
     model as text too, marked as a protocol error: a model sees it, but the tool never ran.
 
+    Parameters
+    ----------
+    first:
+        A call to start with, as if the model had chosen it (a grader forces a bad call this way, to
+        see whether the model recovers from the error message); it counts as one of `max_steps`.
+
     Returns
     -------
     Run
-        Every step, printable (``repr``) as a trace in the current language.
+        Every step, printable (``repr``) as a trace in the current language; ``run.final`` is the last
+        call that succeeded, ``run.answer`` what the model answered.
     """
     model = model if model is not None else ScriptedModel()
     started = mcp_notebook.current_server() is None
     server = mcp_notebook.serve() if started else None
     try:
-        tools = mcp_notebook.list_tools()
-        run = Run(request)
-        if isinstance(model, ScriptedModel):
-            run.scores = model.scores(request, tools)
-        for _ in range(max_steps):
-            decision = model.decide(request, tools, run.steps)
-            if isinstance(decision, Answer):
-                run.answer = decision.text
-                return run
-            run.steps.append(_call(decision))
-        run.answer = t("agent.too_many_steps", steps=max_steps)
-        return run
+        return loop(request, model, mcp_notebook.list_tools(), _call, max_steps=max_steps, first=first)
     finally:
         if server is not None:
             server.stop()
+
+
+def loop(
+    request: str,
+    model: Model,
+    tools: list[dict[str, Any]],
+    call: Callable[[Call], Step],
+    *,
+    max_steps: int = MAX_STEPS,
+    first: Call | None = None,
+) -> Run:
+    """The loop itself, over `tools` and a `call` that runs one decision: `run_agent` passes the real
+    server's; a test may pass its own."""
+    run = Run(request)
+    if isinstance(model, ScriptedModel):
+        run.scores = model.scores(request, tools)
+    if first is not None:
+        run.steps.append(call(first if first.reason else replace(first, reason=t("agent.forced"))))
+    while len(run.steps) < max_steps:
+        decision = model.decide(request, tools, run.steps)
+        if isinstance(decision, Answer):
+            run.answer = decision.text
+            return run
+        run.steps.append(call(decision))
+    decision = model.decide(request, tools, run.steps)
+    if isinstance(decision, Answer) and run.steps and not run.steps[-1].is_error:
+        run.answer = decision.text  # the last call answered the request: nothing was cut short
+    else:
+        run.answer = t("agent.too_many_steps", steps=max_steps)
+    return run
 
 
 def _call(decision: Call) -> Step:
@@ -160,134 +131,7 @@ def _call(decision: Call) -> Step:
         result = mcp_notebook.call(decision.tool, decision.arguments)
     except ProtocolError as exc:
         return Step(decision, f"[{exc.code}] {exc.message}", True, protocol_error=True)
-    return Step(decision, result.text, bool(result.is_error))
-
-
-# -- the scripted model -----------------------------------------------------------------------------
-
-_QUOTED = re.compile(r"""['"`‘“]([^'"`’”]+)['"`’”]""")
-_WORD = re.compile(r"[0-9A-Za-z\uac00-\ud7a3]+")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_STOP = "a an the is are am be at in on of to for and or with by from it its this that what how many much"
-STOPWORDS = frozenset(
-    f"{_STOP} me my i you your can could please tell do does now right there here".split(" ")
-)
-"""Words too common to say anything about a tool (English; Korean words of one syllable never count)."""
-
-
-def words(text: str) -> set[str]:
-    """The words of `text` that may carry meaning: two characters or more, not a stop word."""
-    return {w for w in (m.casefold() for m in _WORD.findall(text)) if len(w) >= 2 and w not in STOPWORDS}
-
-
-def _same(a: str, b: str) -> bool:
-    """Whether two words count as one. Korean words may differ in their last syllable, where a
-    particle goes (``대여소에`` / ``대여소를``), when two syllables or more agree; an English word may
-    go on where the other ends (``bike`` / ``bikes``), when the shorter has three letters or more."""
-    if a == b:
-        return True
-    short, long = sorted((a, b), key=len)
-    if re.match(r"[\uac00-\ud7a3]", short):
-        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(short))
-        return common >= max(2, len(short) - 1)
-    return len(short) >= 3 and long.startswith(short)
-
-
-def tool_words(tool: dict[str, Any]) -> set[str]:
-    """Every word a model reads about `tool`: its name's parts, description, parameters and theirs."""
-    text = [tool.get("name", "").replace("_", " "), tool.get("title", ""), tool.get("description", "")]
-    for name, prop in (tool.get("inputSchema", {}).get("properties") or {}).items():
-        text += [name.replace("_", " "), str(prop.get("description", ""))]
-    return words(" ".join(text))
-
-
-class ScriptedModel:
-    """A model that follows a script a learner can read, so every run is the same.
-
-    Picking: a tool scores one point for each word of the request (quoted values left out) that is
-    also a word of its name, description or parameters. The best score wins; a tie, or no tool
-    scoring at all, and the model asks the person instead of guessing.
-
-    Arguments: a parameter with allowed values (``enum``) takes the one the request names; a number
-    takes the request's first number; a text takes the request's quoted text (in order); a
-    parameter the request does not mark is left out.
-
-    Errors: after an error result it reads the message. If the message quotes a value not tried yet
-    (one of the parameter's allowed values, if it has them), it calls again with that value. Else it
-    tries the next best tool, and gives up when none is left.
-    """
-
-    def scores(self, request: str, tools: list[dict[str, Any]]) -> list[tuple[str, int, list[str]]]:
-        """Each tool's score for `request` and the words that earned it, best first (then by name)."""
-        asked = words(_QUOTED.sub(" ", request))
-        scored = []
-        for tool in tools:
-            known = tool_words(tool)
-            shared = sorted(w for w in asked if any(_same(w, k) for k in known))
-            scored.append((str(tool["name"]), len(shared), shared))
-        return sorted(scored, key=lambda item: (-item[1], item[0]))
-
-    def decide(self, request: str, tools: list[dict[str, Any]], steps: list[Step]) -> Call | Answer:
-        if steps and not steps[-1].is_error:
-            return Answer(steps[-1].text)
-        by_name = {tool["name"]: tool for tool in tools}
-        if steps:
-            last = steps[-1]
-            retry = self._fix(last, by_name.get(last.call.tool, {}), steps)
-            if retry is not None:
-                return retry
-        tried = {step.call.tool for step in steps}
-        ranked = [(name, score) for name, score, _ in self.scores(request, tools) if score > 0]
-        if not steps and len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-            return Answer(t("agent.tie", first=ranked[0][0], second=ranked[1][0]))
-        for name, _ in ranked:
-            if name not in tried:
-                reason = t("agent.next_tool", tool=name) if steps else ""
-                return Call(name, self.arguments(request, by_name[name]), reason=reason)
-        if steps:
-            return Answer(t("agent.give_up", error=clip(" ".join(steps[-1].text.split()), 120)))
-        return Answer(t("agent.no_tool"))
-
-    def arguments(self, request: str, tool: dict[str, Any]) -> dict[str, Any]:
-        """The arguments the request marks for `tool`'s parameters (see the class docstring)."""
-        schema = tool.get("inputSchema", {})
-        quoted = _QUOTED.findall(request)
-        numbers = _NUMBER.findall(_QUOTED.sub(" ", request))
-        asked = [m.casefold() for m in _WORD.findall(request)]
-        arguments: dict[str, Any] = {}
-        for name, prop in (schema.get("properties") or {}).items():
-            kind = prop.get("type")
-            if "enum" in prop:
-                named = [v for v in prop["enum"] if any(_same(str(v).casefold(), w) for w in asked)]
-                if named:
-                    arguments[name] = named[0]
-            elif kind in ("number", "integer") and numbers:
-                value = numbers.pop(0)
-                arguments[name] = int(float(value)) if kind == "integer" else float(value)
-            elif kind == "string" and quoted:
-                arguments[name] = quoted.pop(0)
-        return arguments
-
-    def _fix(self, last: Step, tool: dict[str, Any], steps: list[Step]) -> Call | None:
-        """The same call with one value the error quotes, if the error gives one not tried yet."""
-        if last.protocol_error or not tool:
-            return None  # the tool never ran (or is unknown): nothing in the message to fix a call with
-        properties = tool.get("inputSchema", {}).get("properties") or {}
-        tried = {json.dumps(s.call.arguments, sort_keys=True) for s in steps if s.call.tool == last.call.tool}
-        named = [p for p in properties if p in last.text] or list(last.call.arguments) or list(properties)
-        names = {last.call.tool, *properties}  # a quoted name is what the message is about, not a value
-        for value in _QUOTED.findall(last.text):
-            if value in names:
-                continue
-            for parameter in named:
-                allowed = properties.get(parameter, {}).get("enum")
-                if allowed is not None and value not in allowed:
-                    continue
-                arguments = {**last.call.arguments, parameter: value}
-                if json.dumps(arguments, sort_keys=True) not in tried:
-                    reason = t("agent.retry", parameter=parameter, value=value)
-                    return Call(last.call.tool, arguments, reason=reason)
-        return None
+    return Step(decision, result.text, bool(result.is_error), structured=result.structured_content)
 
 
 # -- a real model behind an OpenAI-compatible endpoint ---------------------------------------------

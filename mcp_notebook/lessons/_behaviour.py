@@ -329,7 +329,7 @@ def recovery_problems(
             arguments = dict(recovery.arguments)
             if KEY_PARAMETER in arguments:
                 arguments[KEY_PARAMETER] = f"recover-{secrets.token_hex(8)}"  # never one the store saw
-            run = run_agent(request, first=Call(name, arguments))  # type: ignore[call-arg]
+            run = run_agent(request, first=Call(name, arguments))
             final = getattr(run, "final", None)
             if (
                 final is None

@@ -1,7 +1,9 @@
-"""Chapter 01b: the agent loop over the real in-kernel server. The scripted model picks by the words a
-tool's name, description and schema share with the request, fills arguments only where the request
-marks them, and corrects a call from a value an ``isError`` message quotes. The same loop drives a
-model behind an OpenAI-compatible endpoint, here a fake one on 127.0.0.1 (never the network)."""
+"""Chapter 01b: the agent loop over the real in-kernel server. The scripted model weighs the meanings a
+tool's name, description and schema share with the request (Korean and English alike), fills arguments
+from the schema, looks a missing ID up first, and corrects a call from what an ``isError`` message says
+(its own table: ``test_scripted_model.py``). The exercises are judged by what the loop does with the
+learner's tool. The same loop drives a model behind an OpenAI-compatible endpoint, here a fake one on
+127.0.0.1 (never the network)."""
 
 from __future__ import annotations
 
@@ -17,12 +19,27 @@ import pytest
 import mcp_notebook
 from mcp_notebook import Catalogue, ClientConnectionError, Context, ToolError, lint, set_language, tool
 from mcp_notebook.lessons import ch01b
-from mcp_notebook.lessons._agent import ChatCompletionsModel, SamplingModel, ScriptedModel, run_agent, words
+from mcp_notebook.lessons._agent import (
+    Call,
+    ChatCompletionsModel,
+    SamplingModel,
+    ScriptedModel,
+    run_agent,
+    words,
+)
 from tests.conftest import ERAS, connect
 
 STATIONS: dict[str, dict[str, Any]] = {
     "ST-1043": {"name": "여의나루역 1번출구 앞", "bikes": 7, "kids": 2},
     "ST-2210": {"name": "뚝섬유원지역 2번출구", "bikes": 12, "kids": 0},
+    "ST-0501": {"name": "광화문역 5번출구", "bikes": 3, "kids": 1},
+    "ST-3318": {"name": "서울숲 3번출입구", "bikes": 9, "kids": 4},
+}
+STATIONS_EN: dict[str, dict[str, Any]] = {
+    "ST-1043": {"name": "Yeouinaru Station Exit 1", "bikes": 7, "kids": 2},
+    "ST-2210": {"name": "Ttukseom Resort Station Exit 2", "bikes": 12, "kids": 0},
+    "ST-0501": {"name": "Gwanghwamun Station Exit 5", "bikes": 3, "kids": 1},
+    "ST-3318": {"name": "Seoul Forest Gate 3", "bikes": 9, "kids": 4},
 }
 
 
@@ -34,6 +51,11 @@ def define_find_station(catalogue: Catalogue) -> None:
             if name in str(station["name"]):
                 return {"station_id": key, "name": str(station["name"])}
         raise ToolError("그런 이름의 대여소가 없습니다. 역 이름처럼 더 짧게 찾아 보세요.")
+
+    @tool(read_only=True, catalogue=catalogue)
+    def ride_history() -> dict[str, float]:
+        """이번 달에 따릉이를 몇 번 탔는지 물을 때 씁니다. 탄 횟수와 거리를 알려 줍니다."""
+        return {"rides": 12, "km": 34.5}
 
 
 def define_bike_count(catalogue: Catalogue, description: str, *, fixable: bool = True) -> None:
@@ -55,14 +77,16 @@ GOOD = "대여소에 자전거가 몇 대 남았는지 물을 때 씁니다. 지
 # -- the scripted model -------------------------------------------------------------------------------
 def test_words_leave_out_stop_words_and_one_syllable_korean() -> None:
     assert words("How many bikes are left at the station? 몇 대 남았어") == {
+        "how many",
         "bikes",
         "left",
         "station",
+        "몇",
         "남았어",
     }
 
 
-def test_the_model_picks_the_tool_whose_description_shares_the_most_words(
+def test_the_model_picks_the_tool_whose_description_says_what_the_request_asks(
     server: Any, catalogue: Catalogue
 ) -> None:
     define_find_station(catalogue)
@@ -70,25 +94,29 @@ def test_the_model_picks_the_tool_whose_description_shares_the_most_words(
     run = run_agent("'ST-1043' 대여소에 자전거가 몇 대 남았어?")
     assert run.picked == "bike_count" and run.solved_by == "bike_count"
     assert run.steps[0].call.arguments == {"station_id": "ST-1043"}
-    assert run.answer == "7"
-    assert run.scores[0][:2] == ("bike_count", 3) and run.scores[1][:2] == ("find_station", 1)
-    assert "bike_count 3 (남았어, 대여소에, 자전거가)" in repr(run)
+    assert run.answer == "7" and run.final is not None and run.final.structured == {"result": 7}
+    assert run.scores[0][0] == "bike_count" and run.scores[0][1] > 3 * run.scores[1][1]
+    assert "bike_count 3 (남았어, 대여소에, 몇, 자전거가)" in repr(run)
 
 
-def test_a_vague_description_loses_the_pick_and_the_request_fails(server: Any, catalogue: Catalogue) -> None:
+def test_a_vague_description_cannot_be_told_from_the_other_bike_tool(
+    server: Any, catalogue: Catalogue
+) -> None:
     define_find_station(catalogue)
     define_bike_count(catalogue, "수를 셉니다.")
-    run = run_agent("'ST-1043' 대여소에 자전거가 몇 대 남았어?")
-    assert run.picked == "find_station" and run.solved_by is None
-    assert "처리하지 못했습니다" in run.answer
+    run = run_agent("'ST-2210'에 지금 빌릴 수 있는 따릉이 있어?")
+    assert run.steps == [] and run.final is None
+    assert "가릴 수 없습니다" in run.answer and "bike_count" in run.answer and "ride_history" in run.answer
 
 
-def test_a_tie_makes_the_model_ask_instead_of_guessing(server: Any, catalogue: Catalogue) -> None:
+def test_a_description_claiming_another_tools_job_makes_the_model_ask(
+    server: Any, catalogue: Catalogue
+) -> None:
     define_find_station(catalogue)
     define_bike_count(catalogue, "대여소, 어디, 위치: 대여소에 관한 것이면 무엇이든 알려 줍니다.")
     run = run_agent("'여의나루역' 대여소는 어디 있어?")
     assert run.steps == []
-    assert "가릴 수 없습니다" in run.answer and "bike_count와 find_station" in run.answer
+    assert "가릴 수 없습니다" in run.answer and "find_station과 bike_count" in run.answer
 
 
 def test_no_tool_fits_and_nothing_is_called(server: Any, catalogue: Catalogue) -> None:
@@ -97,23 +125,38 @@ def test_no_tool_fits_and_nothing_is_called(server: Any, catalogue: Catalogue) -
     assert run.steps == [] and "맞는 도구가 없어서" in run.answer
 
 
-def test_the_model_reads_is_error_and_retries_with_the_value_the_message_quotes(
+def test_a_name_is_looked_up_first_and_its_id_used(server: Any, catalogue: Catalogue) -> None:
+    define_find_station(catalogue)
+    define_bike_count(catalogue, GOOD)
+    run = run_agent("'뚝섬유원지역' 대여소에 자전거가 몇 대 남았어?")
+    assert [(s.call.tool, s.call.arguments) for s in run.steps] == [
+        ("find_station", {"name": "뚝섬유원지역"}),
+        ("bike_count", {"station_id": "ST-2210"}),
+    ]
+    assert run.answer == "12"
+    assert "find_station을 먼저 부릅니다" in repr(run) and "station_id = 'ST-2210'을 얻어" in repr(run)
+
+
+def test_the_model_reads_is_error_and_retries_with_the_value_the_message_names(
     server: Any, catalogue: Catalogue
 ) -> None:
     define_bike_count(catalogue, GOOD)
-    run = run_agent("'여의나루역' 대여소에 자전거가 몇 대 남았어?")
+    first = Call("bike_count", {"station_id": "여의나루역"})
+    run = run_agent("'여의나루역' 대여소에 자전거가 몇 대 남았어?", first=first)
     assert [(s.call.arguments["station_id"], s.is_error) for s in run.steps] == [
         ("여의나루역", True),
         ("ST-1043", False),
     ]
+    assert "first=" in repr(run)
     assert "모델이 오류를 읽고 station_id에 'ST-1043'을 넣어 다시 부릅니다." in repr(run)
     assert [c.tool for c in server.calls] == ["bike_count", "bike_count"]  # through the real server
 
 
 def test_a_message_without_a_value_to_use_makes_the_model_give_up(server: Any, catalogue: Catalogue) -> None:
     define_bike_count(catalogue, GOOD, fixable=False)
-    run = run_agent("'여의나루역' 대여소에 자전거가 몇 대 남았어?")
-    assert len(run.steps) == 1 and run.solved_by is None
+    first = Call("bike_count", {"station_id": "여의나루역"})
+    run = run_agent("'여의나루역' 대여소에 자전거가 몇 대 남았어?", first=first)
+    assert len(run.steps) == 1 and run.final is None
     assert "대여소 ID가 아닙니다" in run.answer
 
 
@@ -122,12 +165,12 @@ def test_an_enum_lets_the_model_fill_an_argument_the_request_names(server: Any, 
     def bike_count(station_id: str, kind: Literal["일반", "새싹"]) -> int:
         return int(STATIONS[station_id]["kids" if kind == "새싹" else "bikes"])
 
-    run = run_agent("'ST-1043' 대여소에 새싹 자전거가 몇 대 남았어?")
+    run = run_agent("How many kids bikes are left at station 'ST-1043'?")
     assert run.steps[0].call.arguments == {"station_id": "ST-1043", "kind": "새싹"}
     assert run.answer == "2"
 
 
-def test_a_free_string_the_request_does_not_mark_is_left_out_and_the_server_says_so(
+def test_a_free_string_the_request_does_not_give_is_left_out_and_the_server_says_so(
     server: Any, catalogue: Catalogue
 ) -> None:
     @tool(read_only=True, catalogue=catalogue, description=GOOD, lint=False)
@@ -135,9 +178,10 @@ def test_a_free_string_the_request_does_not_mark_is_left_out_and_the_server_says
         return 0
 
     run = run_agent("'ST-1043' 대여소에 새싹 자전거가 몇 대 남았어?")
-    assert run.steps[0].call.arguments == {"station_id": "ST-1043"}
+    assert run.steps[0].call.arguments == {"station_id": "ST-1043"}  # never a made-up kind
+    assert "kind에 넣을 값을 알 수 없어서 빼고 부릅니다" in repr(run)
     assert run.steps[0].is_error and "kind" in run.steps[0].text
-    assert run.solved_by is None  # the tool's own name and 'kind', quoted in the message, are no values
+    assert len(run.steps) == 1 and run.final is None  # 'kind', quoted in the message, is no value
 
 
 def test_numbers_fill_number_parameters(server: Any, catalogue: Catalogue) -> None:
@@ -344,8 +388,87 @@ def test_the_chapters_find_station_and_the_model_answer_together_pass_the_linter
     for code in (given, ch01b.q1.solution_code()):
         code = code.replace("@tool(read_only=True)", "@tool(read_only=True, catalogue=catalogue)")
         exec(f"from typing import Annotated\nfrom mcp_notebook import ToolError, tool\n{code}", namespace)
-    assert sorted(e.name for e in catalogue.tools()) == ["bike_count", "find_station"]
+    assert sorted(e.name for e in catalogue.tools()) == ["bike_count", "find_station", "ride_history"]
     assert lint(catalogue) == []
+
+
+# -- the exercises, judged by what the loop does -----------------------------------------------------------
+def _notebook(shell: Any, language: str, solution: str) -> None:
+    """The chapter's set-up in `language` (its station names too), then `solution`, in the shell."""
+    from mcp_notebook.lessons import _content
+
+    set_language(language)  # type: ignore[arg-type]
+    given = _content.chapter_data("01b")["q1"]["given"]
+    if language == "en":
+        for key, station in STATIONS.items():
+            given = given.replace(f'"name": "{station["name"]}"', f'"name": "{STATIONS_EN[key]["name"]}"')
+    prelude = "from typing import Annotated, Literal\nfrom mcp_notebook import ToolError, tool\n"
+    assert shell.run_cell(prelude + given, silent=True).success
+    assert shell.run_cell(solution, silent=True).success
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+@pytest.mark.parametrize("name", ["q1", "q2", "q3"])
+def test_each_model_answer_is_right_in_its_own_notebook(name: str, language: str, shell: Any) -> None:
+    srv = mcp_notebook.serve()
+    try:
+        exercise = getattr(ch01b, name)
+        _notebook(shell, language, exercise.solution_code())
+        feedback = exercise.check()
+        assert feedback.correct, repr(feedback)
+        assert "채점기가" in repr(feedback) or "checker ran" in repr(feedback)
+    finally:
+        srv.stop()
+        mcp_notebook.default_catalogue.clear()
+
+
+def test_the_check_puts_its_other_tools_back_as_it_found_them(shell: Any) -> None:
+    srv = mcp_notebook.serve()
+    try:
+        _notebook(shell, "ko", ch01b.q1.solution_code())
+        before = sorted(e.name for e in srv.catalogue.tools())
+        assert ch01b.q1.check().correct
+        assert (
+            sorted(e.name for e in srv.catalogue.tools())
+            == before
+            == ["bike_count", "find_station", "ride_history"]
+        )
+        assert [t["name"] for t in mcp_notebook.list_tools() if t["name"] == "rental_fee"] == []
+    finally:
+        srv.stop()
+        mcp_notebook.default_catalogue.clear()
+
+
+def test_the_feedback_names_the_first_request_that_failed_and_shows_its_trace(shell: Any) -> None:
+    srv = mcp_notebook.serve()
+    try:
+        vague = '@tool(read_only=True)\ndef bike_count(station_id: str) -> int:\n    """Counts."""\n    return STATIONS[station_id]["bikes"]\n'
+        _notebook(shell, "en", vague)
+        first = repr(ch01b.q1.check())
+        again = repr(ch01b.q1.check())
+        assert first == again  # deterministic: the same requests, the same model, the same trace
+        lines = first.splitlines()
+        assert any("of 18 requests" in line for line in lines), first
+        failed = next(i for i, line in enumerate(lines) if line.strip().startswith("Request "))
+        assert lines[failed + 1].strip().startswith("- Request: ")  # the trace of that request follows
+        assert any("The model read the tool list" in line for line in lines)
+        assert "Say what this tool tells" in first  # the advice of that request, in English
+    finally:
+        srv.stop()
+        mcp_notebook.default_catalogue.clear()
+
+
+def test_every_exercise_asks_enough_of_the_loop() -> None:
+    q1, q2, q3 = ch01b.q1, ch01b.q2, ch01b.q3
+    solving = [r for r in q1.runs if r.solved_by == "bike_count"]
+    assert len(solving) >= 5 and q1.every_language  # five paraphrases, each in both languages
+    assert len([r for r in q1.runs if r.picks is not None]) >= 3
+    assert {"find_station", "rental_fee", "nearby_stations", "ride_history"} <= set(q1.distractors)
+    assert all(r.answer is not None for r in solving)
+    assert q2.every_language and any(r.asks for r in q2.runs) and len(q2.runs) >= 5
+    recoveries = [r for r in q3.runs if r.first is not None]
+    assert len(recoveries) >= 5
+    assert len({json.dumps(dict(r.arguments)) for r in recoveries}) >= 4  # each input needs its own ID
 
 
 # -- the client's own model, through MCP sampling: a real SDK client answers, in both eras ------------
