@@ -43,6 +43,7 @@ class _Glossary:
     particles: tuple[str, ...]  # longest first
     numbers: Mapping[str, int]
     counters: frozenset[str]
+    actions: frozenset[str]
 
 
 @functools.cache
@@ -66,6 +67,7 @@ def _glossary() -> _Glossary:
         particles=tuple(sorted(data["particles"]["ko"], key=len, reverse=True)),
         numbers={word.casefold(): int(value) for word, value in numbers.items()},
         counters=frozenset(w.casefold() for w in data["numbers"]["counters"]),
+        actions=frozenset(data.get("actions", {}).get("concepts", ())),
     )
 
 
@@ -272,3 +274,8 @@ def data() -> Mapping[str, Any]:
     """The glossary file as read (for tests and tools that list its concepts)."""
     with GLOSSARY.open("rb") as file:
         return tomllib.load(file)
+
+
+def actions() -> frozenset[str]:
+    """The concepts that say what a tool does to the world (``[actions]`` of the glossary)."""
+    return _glossary().actions

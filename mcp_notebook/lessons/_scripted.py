@@ -6,7 +6,9 @@ Picking a tool. A request and each tool's name, description and parameters are r
 written. A tool scores, for each term of the request it has, that term's weight among the tools
 present (a term every tool has says little; one only this tool has says much: IDF, as in BM25), and
 the sum is scaled down when the tool's text says many other things (length normalisation): a long
-list of keywords weighs less per word than a plain sentence. The best tool is picked when it is
+list of keywords weighs less per word than a plain sentence. A tool whose name says an action the
+request does not ask for (``cancel_booking`` for a booking, ``return_bike`` for a rental,
+``show_processed`` for processing) keeps only `OTHER_ACTION` of its score. The best tool is picked when it is
 clearly best; when the runner-up scores within `MARGIN` of it, the model cannot tell them apart and
 asks instead of guessing.
 
@@ -33,6 +35,7 @@ from typing import Any
 
 from ..core._text import clip, t
 from ._arguments import fill
+from ._glossary import actions
 from ._reading import Param, Request, from_results, name_terms, params, parse, tool_terms, tool_text
 from ._recovery import recover, tried
 from ._steps import Answer, Call, Step
@@ -42,6 +45,9 @@ MARGIN = 0.25
 
 K1, B = 1.2, 0.75
 """BM25's constants for length normalisation: how strongly a long text is scaled down."""
+
+OTHER_ACTION = 0.3
+"""What is left of a tool's score when its name is an action the request does not ask for."""
 
 
 class ScriptedModel:
@@ -63,6 +69,11 @@ class ScriptedModel:
                 _idf(sum(1 for d in docs if d.weight(k)), len(docs)) / top * doc.weight(k) for k in shared
             )
             norm = min(1.0, (K1 + 1) / (1 + K1 * (1 - B + B * doc.size / average)))
+            # A tool named for doing something the request does not ask (cancel_booking, when asked to
+            # book) is not the one, whatever else the two share.
+            named = name_terms(str(tool.get("name", ""))).concepts & actions()
+            if named - asked.concepts:
+                norm *= OTHER_ACTION
             written = sorted({w for k in shared for w in asked.written.get(k, ())})
             scored.append((str(tool["name"]), weight * norm, written))
         return sorted(scored, key=lambda item: (-item[1], item[0]))
