@@ -204,14 +204,18 @@ def looks_like_id(value: str) -> bool:
 
 def fit(request: Request, text: str, common: frozenset[str] = frozenset()) -> int:
     """How well `text` (a value the model could use, and the words next to it) fits `request`: the
-    request's quoted values it contains, the meanings it shares (but `common`), the numbers it shares."""
+    request's quoted values it contains (or whose meanings it names), the meanings it shares (but
+    `common`), the numbers it shares."""
     low = text.casefold()
     score = 0
-    for value in request.values:
-        value = value.casefold()
-        if len(value) >= 2 and (value in low or (len(low) >= 2 and low in value)):
-            score += 3
     found = terms(text)
+    for value in request.values:
+        meant = terms(value).concepts  # 'Gwangjin' means 광진구, in the other language too
+        value = value.casefold()
+        if (len(value) >= 2 and (value in low or (len(low) >= 2 and low in value))) or (
+            meant and meant <= found.concepts
+        ):
+            score += 3
     score += sum(1 for key in request.terms.names() if key not in common and found.has(key))
     numbers = {int(float(n)) for n in re.findall(r"\d+", text)}
     return score + len(request.number_set & numbers)

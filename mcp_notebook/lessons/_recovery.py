@@ -105,7 +105,10 @@ def _choose(
             common = frozenset.intersection(*(frozenset(terms(d).names()) for d in texts))
             fits = [fit(asked, d, common) for d in texts]
             top = max(fits)
-            if top <= 0 or fits.count(top) > 1:
+            best = [options[i][0].value for i, score in enumerate(fits) if score == top]
+            # Two values that mean the same (마포구 and Mapo-gu, from a schema that takes both) are one choice.
+            meanings = {terms(value).concepts for value in best}
+            if top <= 0 or (len(best) > 1 and (len(meanings) > 1 or not next(iter(meanings)))):
                 unsure = unsure or (name, len(options))
                 continue
             chosen = options[fits.index(top)][1]

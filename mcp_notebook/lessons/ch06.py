@@ -10,6 +10,7 @@ Their content is data: ``content/ch06/exercises.toml``; the kind of q5 is define
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -109,8 +110,10 @@ class ApprovalToolExercise(ToolExercise):
 
 
 def diary_day(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
-    """Whether the model's fixed call asks for a day the diary has (the request's day has none)."""
-    return fixed.get("date") in DIARY_DATES
+    """Whether the model's fixed call asks for the day the wrong one meant, written as the diary
+    writes it (``2026/03/01`` is ``2026-03-01``)."""
+    meant = re.sub(r"\D", "", str(wrong.get("date", "")))
+    return fixed.get("date") in DIARY_DATES and re.sub(r"\D", "", str(fixed["date"])) == meant
 
 
 q1, q2, q3, q4, q5 = load_exercises(

@@ -63,7 +63,10 @@ def station_key(value: Any) -> Any:
 def same_district(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
     """Whether the model's fixed call names the district the wrong one meant (a part of its name)."""
     named, meant = fixed.get("district"), str(wrong.get("district", "")).casefold()
-    return named in DISTRICTS and meant in str(named).casefold()
+    if named not in DISTRICTS:
+        return False
+    names = {key for key, english in DISTRICTS.items() if english == DISTRICTS[named]}  # both languages
+    return any(meant in name.casefold() for name in names)
 
 
 def bike_nearby(wrong: Mapping[str, Any], fixed: Mapping[str, Any]) -> bool:
