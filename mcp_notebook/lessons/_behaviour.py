@@ -163,23 +163,19 @@ def compare_calls(
     model = reference.definition(name) or {}
     schemas = [model.get("inputSchema", {}), mine.get("inputSchema", {})]
     if judge.domain is not None:
-        schemas = [dict(judge.domain)]  # the task's own inputs (and only those: see below)
+        schemas = [*schemas, dict(judge.domain)]  # its edges too; nothing beyond it (see below)
     drawn = inputs(
         schemas,
         examples=judge.examples,
         seed=seed,
         count=judge.draws or current().draws,
         required=model.get("inputSchema", {}).get("required", ()),
-        # Numbers in the code are edges too, but not beyond a domain (a bound of 100000 chunks).
-        sources=[reference.source, learner_source] if judge.domain is None else [],
+        sources=[reference.source, learner_source],
         pools=judge.pools,
         repeats=bool(judge.state),
     )
     if judge.domain is not None:
-        import jsonschema
-
-        inside = jsonschema.Draft202012Validator(dict(judge.domain))
-        drawn = [arguments for arguments in drawn if inside.is_valid(arguments)]
+        drawn = [arguments for arguments in drawn if _inside(arguments, judge.domain)]
     takes_key = KEY_PARAMETER in model.get("inputSchema", {}).get("properties", {})
     calls = _with_keys(drawn, seed) if takes_key else [(arguments, {}) for arguments in drawn]
     states = States(judge.state, notebook, reference)
@@ -208,6 +204,19 @@ def compare_calls(
     finally:
         states.restore()
     return Verdict([], made, seed)
+
+
+def _inside(arguments: Mapping[str, Any], domain: Mapping[str, Any]) -> bool:
+    """Whether no number of `arguments` lies outside the range `domain` gives its parameter (values
+    of another type, and parameters left out, are still tried: the schema refuses those)."""
+    for name, prop in (domain.get("properties") or {}).items():
+        value = arguments.get(name)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        low, high = prop.get("minimum"), prop.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            return False
+    return True
 
 
 def _with_keys(drawn: list[dict[str, Any]], seed: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
