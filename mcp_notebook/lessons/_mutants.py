@@ -205,9 +205,18 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
             feedback = exercise.check()
         return feedback, bool(reads)
 
-    def measure(self, target: Target, *, limit: int = LIMIT, seed: int = 0) -> Report:
+    def measure(
+        self,
+        target: Target,
+        *,
+        limit: int = LIMIT,
+        seed: int = 0,
+        oracle_factor: int = ORACLE_FACTOR,
+        oracle_seeds: int = ORACLE_SEEDS,
+    ) -> Report:
         """Run the mutants of `target`'s model answer through its check (at most `limit` of them, see
-        `mcp_notebook.lessons._mutations.spread`); checks draw from `seed`, the oracle from the next three.
+        `mcp_notebook.lessons._mutations.spread`); checks draw from `seed`, the oracle (`oracle_factor`
+        times the draws) from the `oracle_seeds` seeds after it.
 
         Raises
         ------
@@ -229,6 +238,7 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
         report.verdicts += [
             Verdict(m, "equivalent", "compiles to the model answer's code") for m in equivalent
         ]
+        self._oracle = (oracle_factor, oracle_seeds)
         for mutant in chosen:
             report.verdicts.append(self._verdict(target, mutant, draws=draws, seed=seed, drawing=drawing))
         report.seconds = time.perf_counter() - started
@@ -264,15 +274,16 @@ class Notebook(contextlib.AbstractContextManager["Notebook"]):
             return verdict("refused", failed or _first_problem(feedback))
         if not (drawing or read):
             return verdict("survived", FIXED)
-        seeds = range(seed + 1, seed + 1 + ORACLE_SEEDS)
+        factor, count = getattr(self, "_oracle", (ORACLE_FACTOR, ORACLE_SEEDS))
+        seeds = range(seed + 1, seed + 1 + count)
         for oracle_seed in seeds:
             self.answer(target.given, mutant.source)
-            feedback, _ = self.check(target.exercise, draws=draws * ORACLE_FACTOR, seed=oracle_seed)
+            feedback, _ = self.check(target.exercise, draws=draws * factor, seed=oracle_seed)
             if not feedback.correct:
-                shown = f"{draws * ORACLE_FACTOR} draws, seed {oracle_seed}"
+                shown = f"{draws * factor} draws, seed {oracle_seed}"
                 return verdict("survived", f"a check with {shown} refuses it: {_first_problem(feedback)}")
         shown = ", ".join(map(str, seeds))
-        return verdict("equivalent", f"checks with {draws * ORACLE_FACTOR} draws, seeds {shown}, take it")
+        return verdict("equivalent", f"checks with {draws * factor} draws, seeds {shown}, take it")
 
     def _example(self, target: Target) -> _mutations.Example | None:
         """The first teaching example the model answer's function can be called with, and its output."""

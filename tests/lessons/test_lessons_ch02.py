@@ -84,12 +84,14 @@ def test_a_good_template_is_accepted_through_the_server(server: Any, catalogue: 
     seen = [(r.method, r.tool, r.is_error) for r in server.activity[before:] if r.method != "initialize"]
     assert ("resources/templates/list", "", False) in seen
     reads = [(uri, failed) for method, uri, failed in seen if method == "resources/read"]
-    assert reads == [
+    assert reads[:3] == [  # the question's reads first, then the same ones the model answer gets
         ("data://sales/north", False),
         ("data://sales/west", False),
         ("data://sales/atlantis", True),
     ]
-    assert [m for m, _, _ in seen].count("completion/complete") == 2
+    assert {("data://sales/south", False), ("data://sales/east", False)} <= set(reads)
+    assert len(reads) >= 15
+    assert [m for m, _, _ in seen].count("completion/complete") >= 8  # every prefix of every region
 
 
 def test_a_template_written_with_literal_is_accepted_too(server: Any, catalogue: Catalogue) -> None:
@@ -108,7 +110,7 @@ def test_a_template_written_with_literal_is_accepted_too(server: Any, catalogue:
     [
         ("static", "'data://sales/north'는 변수가 없는 고정 URI"),
         ("variable_name", "템플릿이 'data://sales/{name}'입니다"),
-        ("no_description", "설명(description)이 없거나 너무 짧습니다(0자)"),
+        ("no_description", "리소스에 설명(description)이 없습니다"),
         ("text", "dict는 JSON으로 직렬화되어"),
         ("zero_for_unknown", "data://sales/atlantis를 읽었더니 내용이 돌아왔습니다"),
         ("zero_for_unknown", "raise KeyError"),
