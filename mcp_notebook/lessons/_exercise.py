@@ -130,6 +130,16 @@ def blocks_html(text: str) -> str:
     return "".join(parts)
 
 
+def given_code(given: Any, language: str | None = None) -> str:
+    """An exercise's set-up code (its data's ``given``: one string, or a ``{ko, en}`` table) in
+    `language` (default: the current one)."""
+    if isinstance(given, str):
+        return given
+    if not given:
+        return ""
+    return str(given[language] if language is not None else localized(given))
+
+
 def user_namespace() -> dict[str, Any]:
     """The notebook's variables (IPython's ``user_ns``), or ``{}`` outside IPython."""
     try:
@@ -168,7 +178,8 @@ class Exercise:
         (``# 여기에 답을 쓰세요: ...``).
     given:
         The code the chapter's notebook runs before the exercise (its data, the tools it defines):
-        what the model answer runs after, when the checker runs it beside the learner's.
+        what the model answer runs after, when the checker runs it beside the learner's. A
+        ``{ko, en}`` table when the two notebooks define their data in their own language.
     """
 
     kind = "exercise"
@@ -186,11 +197,11 @@ class Exercise:
         solution: Text | None = None,
         variable: str | None = "",
         answer_note: Text | None = None,
-        given: str = "",
+        given: str | Text = "",
     ) -> None:
         self.chapter = chapter
         self.name = name
-        self.given = given
+        self._given = given
         self.variable = f"{name}_answer" if variable == "" else variable
         self._texts: dict[str, dict[str, str]] = {}
         texts: dict[str, Text] = {
@@ -206,6 +217,11 @@ class Exercise:
         self._add_texts(texts)
         self.hint_count = len(hints)
         self.reset()
+
+    @property
+    def given(self) -> str:
+        """The set-up code of the notebook in the current language (see ``given`` above)."""
+        return given_code(self._given)
 
     # -- state --------------------------------------------------------------------------------------
     def reset(self) -> None:
@@ -328,8 +344,8 @@ class Exercise:
         data["explanation"] = dict(self._texts["explanation"])
         if "solution" in self._texts:
             data["solution"] = dict(self._texts["solution"])
-        if self.given:
-            data["given"] = self.given
+        if self._given:
+            data["given"] = self._given if isinstance(self._given, str) else dict(self._given)
         return data
 
     def kind_data(self) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from typing import Any
 
 from ..core._text import Language, clip, get_language, set_language
 from . import _content, _judge, _mutation_sites, _mutations
-from ._exercise import Exercise, Feedback
+from ._exercise import Exercise, Feedback, given_code
 from ._mutant_report import FIXED, HEADER, THRESHOLD, Outcome, Report, Verdict
 from ._progress import PROGRESS_VARIABLE
 
@@ -106,7 +106,7 @@ def target(key: str, language: str = "ko") -> Target:
         f"{chapter}.{name}",
         exercise_of(f"{chapter}.{name}"),
         text,
-        table.get("given", ""),
+        given_code(table.get("given", ""), language),
         examples(table, language),
     )
 

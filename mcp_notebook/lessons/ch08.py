@@ -398,6 +398,9 @@ def _difference(mine: _Round, model: _Round, action: str, mode: str, restaurant:
     """What the learner's call did that the model answer's did not, in a sentence (None: the same)."""
     if mine.failure is not None:
         return mine.failure
+    if mine.result.is_error and not model.result.is_error:
+        # What went wrong says more than "it did not ask" (a blocking ctx.elicit in an async tool).
+        return t("lessons.tool.call_error", call="", text=clip(mine.text, 200)).lstrip()
     if not mine.asked:
         return t("lessons.ch08.ask.not_asked")
     if len(mine.asked) > len(model.asked):
@@ -406,8 +409,7 @@ def _difference(mine: _Round, model: _Round, action: str, mode: str, restaurant:
         shown = clip(json.dumps(mine.asked[0], ensure_ascii=False), 200)
         return t("lessons.ch08.ask.schema", schema=shown)
     if bool(mine.result.is_error) != bool(model.result.is_error):
-        key = "lessons.tool.call_error" if mine.result.is_error else "lessons.ch08.ask.not_error"
-        return t(key, call="", text=clip(mine.text, 200)).lstrip()
+        return t("lessons.ch08.ask.not_error", text=clip(mine.text, 200))
     if mine.made != model.made:
         if not model.made:
             return t("lessons.ch08.ask.declined_made", ledger=LEDGER, made=_shown(mine.made))

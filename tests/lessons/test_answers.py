@@ -19,6 +19,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook.lessons import Classification, Exercise, MultipleChoice, _content
+from mcp_notebook.lessons._exercise import given_code
 
 CODE_PRELUDE = (
     "from typing import Annotated, Literal\n"
@@ -91,7 +92,7 @@ def test_each_answer_in_the_table_is_judged_as_the_table_says(
     case = table[side][index]
     if "code" in case:
         shell = request.getfixturevalue("notebook")
-        _run(shell, CODE_PRELUDE + table.get("given", ""))
+        _run(shell, CODE_PRELUDE + given_code(table.get("given", ""), "ko"))
         _run(shell, case["code"])
         feedback = exercise.check()
     else:

@@ -13,6 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook.lessons import _content
+from mcp_notebook.lessons._exercise import given_code
 from mcp_notebook.lessons._inputs import draws, edges, inputs, mined_constants
 from mcp_notebook.lessons._judge import thoroughness
 from mcp_notebook.lessons._outcomes import Comparison, Outcome, Rules
@@ -211,7 +212,7 @@ def test_each_model_answer_passes_its_own_check(
 ) -> None:
     exercise = exercise_of(chapter, name)
     table = _content.chapter_data(chapter)[name]
-    assert notebook.run_cell(CODE_PRELUDE + table.get("given", ""), silent=True).success
+    assert notebook.run_cell(CODE_PRELUDE + given_code(table.get("given", ""), language), silent=True).success
     assert notebook.run_cell(table["solution"][language], silent=True).success
     mcp_notebook.set_language(language)
     feedback = exercise.check()

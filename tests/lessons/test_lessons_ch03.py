@@ -99,13 +99,17 @@ CHECKER_METHODS = ("prompts/list", "completion/complete", "prompts/get")
 
 
 def test_a_good_prompt_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    """The probes of the question come first (list, complete, get each level and the default, two
+    refusals); then the same gets as the model answer's, on the sample and drawn queries, and the
+    completions after every prefix."""
     define_explain_sql(catalogue)
     before = len(server.activity)
     feedback = ch03.q5.check()
     assert feedback.correct, repr(feedback)
     assert "prompts/list, completion/complete, prompts/get" in repr(feedback)
-    seen = [(r.method, r.error is not None) for r in server.activity[before:] if r.method in CHECKER_METHODS]
-    assert seen == [
+    checked = [r for r in server.activity[before:] if r.method in CHECKER_METHODS]
+    seen = [(r.method, r.error is not None) for r in checked]
+    assert seen[:8] == [
         ("prompts/list", False),
         ("completion/complete", False),
         ("completion/complete", False),
@@ -115,6 +119,14 @@ def test_a_good_prompt_is_accepted_through_the_server(server: Any, catalogue: Ca
         ("prompts/get", True),  # no query
         ("prompts/get", True),  # level outside the Literal
     ]
+    judged = checked[8:]
+    gets = [r.arguments["arguments"] for r in judged if r.method == "prompts/get"]
+    assert len(gets) >= 30
+    for level in ("beginner", "expert", "guru", ""):  # each allowed value, and values it refuses
+        assert {"query": SAMPLE, "level": level} in gets
+    assert {"query": SAMPLE} in gets and {"query": "", "level": "beginner"} in gets
+    assert any(r.error is None for r in judged) and any(r.error is not None for r in judged)
+    assert judged[-1].method == "completion/complete"  # the completions come last
 
 
 def test_the_model_answer_passes_through_the_server(shell: InteractiveShell) -> None:

@@ -50,12 +50,17 @@ DOC = "Rent a bike. Use when the user asks to rent one; rentals start at 9 and b
 
 
 def checked_rental(station: str, start_hour: int, hours: int) -> dict[str, Any]:
+    """A rental, or a refusal a model can act on: the wrong argument, why, and a value that works."""
     if start_hour < OPEN:
         raise ToolError(f"start_hour={start_hour}: rentals start at {OPEN}. Use start_hour >= {OPEN}.")
     if hours < 1:
-        raise ToolError(f"hours={hours}: a rental lasts at least 1 hour.")
+        raise ToolError(f"hours={hours}: a rental lasts at least 1 hour. Use hours >= 1.")
     if start_hour + hours > CLOSE:
-        raise ToolError(f"hours={hours}: that ends after the return time ({CLOSE}). Use fewer hours.")
+        end = start_hour + hours
+        raise ToolError(
+            f"hours={hours}: starting at {start_hour} ends at {end}, after the return time ({CLOSE}). "
+            f"Use hours <= {CLOSE - start_hour}."
+        )
     return {"station": station, "start_hour": start_hour, "end_hour": start_hour + hours}
 
 
@@ -124,13 +129,16 @@ def define_rental(catalogue: Catalogue, flaw: str | None = None) -> None:
 
 
 def test_a_good_rental_tool_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    """Right by what it answers next to the model answer, on the question's examples first, then the
+    schema's edges and the draws; and its refusals let the scripted model fix each wrong call."""
     define_rental(catalogue)
     before = len(server.calls)
     feedback = ch04.q4.check()
     assert feedback.correct, repr(feedback)
-    assert "tools/list와 tools/call" in repr(feedback)
-    outcomes = [(c.tool, c.arguments, c.is_error) for c in server.calls[before:]]
-    assert outcomes == [
+    assert "모범 답안을 실제 MCP 서버로 같은 입력" in repr(feedback)
+    calls = server.calls[before:]
+    outcomes = [(c.tool, c.arguments, c.is_error) for c in calls]
+    assert outcomes[:6] == [  # the question's examples first
         ("rent_bike", {"station": "north", "start_hour": 10, "hours": 2}, False),
         ("rent_bike", {"station": "river", "start_hour": 16, "hours": 2}, False),
         ("rent_bike", {"station": "north", "start_hour": 7, "hours": 1}, True),
@@ -138,8 +146,28 @@ def test_a_good_rental_tool_is_accepted_through_the_server(server: Any, catalogu
         ("rent_bike", {"station": "north", "start_hour": 10, "hours": 0}, True),
         ("rent_bike", {"station": "east", "start_hour": 10, "hours": 1}, True),
     ]
+    assert len(calls) >= 6 + 30 and {c.tool for c in calls} == {"rent_bike"}
+    # The edges: the opening hour and the one before it, the shortest rental, one that ends right at 18.
+    for arguments, refused in [
+        ({"station": "north", "start_hour": 8, "hours": 2}, True),
+        ({"station": "north", "start_hour": 9, "hours": 2}, False),
+        ({"station": "north", "start_hour": 10, "hours": 1}, False),
+        ({"station": "north", "start_hour": 17, "hours": 1}, False),
+    ]:
+        assert ("rent_bike", arguments, refused) in outcomes
+    # Last, the recoveries: each wrong call of the exercise, then the call the model fixed from the message.
+    assert [(c.arguments, c.is_error) for c in calls[-8:]] == [
+        ({"station": "south", "start_hour": 17, "hours": 3}, True),
+        ({"station": "south", "start_hour": 17, "hours": 1}, False),  # "Use hours <= 1."
+        ({"station": "north", "start_hour": 7, "hours": 2}, True),
+        ({"station": "north", "start_hour": 9, "hours": 2}, False),  # "Use start_hour >= 9."
+        ({"station": "river", "start_hour": 15, "hours": 5}, True),
+        ({"station": "river", "start_hour": 15, "hours": 3}, False),
+        ({"station": "north", "start_hour": 10, "hours": 0}, True),
+        ({"station": "north", "start_hour": 10, "hours": 1}, False),  # "Use hours >= 1."
+    ]
     # Each refusal travelled as a result (isError), never as a JSON-RPC error.
-    assert all("result" in c.wire()["response"] for c in server.calls[before:])
+    assert all("result" in c.wire()["response"] for c in calls)
 
 
 def test_the_model_answer_itself_passes_through_the_server(
@@ -156,15 +184,25 @@ def test_the_model_answer_itself_passes_through_the_server(
 @pytest.mark.parametrize(
     ("flaw", "advice"),
     [
-        ("value_error", "예외 이름(ValueError:)"),
+        ("value_error", "모델에게 쓰지 않은 예외(ValueError:)로 거절했고"),
         ("value_error", 'raise ToolError("...")'),
-        ("no_end_check", "20시에 끝나서 반납 시각을 넘깁니다"),
-        ("vague_message", "오류 메시지에 'start_hour'가 없습니다"),
-        ("vague_message", "언제까지 반납해야 하는지(18시)"),
-        ("strict_end", "18시에 딱 반납하는 대여는 허용해야"),
+        # Renting past 18: the question's example, which the model answer refuses, got a rental.
+        (
+            "no_end_check",
+            'rent_bike {"station": "south", "start_hour": 17, "hours": 3} 호출에서: 여러분의 도구 → 결과',
+        ),
+        # "Booking failed." says nothing to fix: the scripted model cannot recover from it.
+        ("vague_message", "rent_bike의 오류 메시지로는 고치지 못했습니다"),
+        ("vague_message", "틀린 인자와 틀린 까닭, 이 요청에 맞는 값을 메시지에 적으세요"),
+        # A rental that ends right at 18 is refused, where the model answer rents it.
+        ("strict_end", '모범 답안 → 결과 {"station": "river", "start_hour": 16, "end_hour": 18}'),
         ("free_station", "'station'에 enum(허용 값 목록)이 없습니다"),
-        ("free_station", "없는 대여소 'east'가 통과했습니다"),
-        ("error_string", "isError: true로 거절되어야"),
+        (
+            "free_station",
+            'rent_bike {"station": "east", "start_hour": 10, "hours": 1} 호출에서: 여러분의 도구 → 결과',
+        ),
+        # A refusal returned as a plain result: the model answer's is isError.
+        ("error_string", '여러분의 도구 → 결과 {"error": '),
     ],
 )
 def test_a_flawed_rental_tool_is_rejected_with_the_right_advice(

@@ -5,6 +5,7 @@ through the real in-kernel server."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
@@ -103,6 +104,8 @@ DOC_KO = (
 Room = Annotated[Literal["A101", "A102", "B201"], "예약할 회의실"]
 Start = Annotated[int, Field(ge=9, le=17, description="시작 시각(9~17시)")]
 Hours = Annotated[int, Field(ge=1, le=3, description="예약할 시간 수(1~3)")]
+PRELUDE = "from typing import Annotated, Literal\nfrom pydantic import Field\nfrom mcp_notebook import ToolError, tool\n"
+"""What the chapter's notebook has imported before its exercises (the set-up uses it)."""
 
 
 class Booking(TypedDict):
@@ -112,18 +115,33 @@ class Booking(TypedDict):
     hours: int
 
 
-def define_booking(catalogue: Catalogue, flaw: str | None = None) -> None:
-    """`book_room`: right, or with one typical flaw."""
-    made: list[str] = []
+class Cancellation(TypedDict):
+    booking_id: str
+    cancelled: bool
+
+
+def define_booking(catalogue: Catalogue, notebook: dict[str, Any], flaw: str | None = None) -> None:
+    """`book_room`: right, or with one typical flaw; beside the chapter's `cancel_booking`, both on the
+    notebook's `bookings` (the state the judge gives both sides and cancels from)."""
+    bookings: dict[str, Booking] = {}
+    notebook["bookings"] = bookings
+    numbers = itertools.count(1)  # never goes back: a cancelled booking's ID is not given again
 
     def book(room: str, start_hour: int, hours: int) -> Booking:
         if start_hour + hours > 18:
             if flaw == "vague_error":
                 raise ToolError("실패")
-            raise ToolError(f"회의실은 18시에 닫습니다. hours를 {18 - start_hour} 이하로 줄이세요.")
-        made.append(room)
-        booking_id = "bk_1" if flaw == "same_id" else f"bk_{len(made)}"
-        return {"booking_id": booking_id, "room": room, "start_hour": start_hour, "hours": hours}
+            raise ToolError(
+                f"회의실은 18시에 닫습니다. {start_hour}시에 시작하면 hours를 {18 - start_hour} 이하로 줄이세요."
+            )
+        booking_id = "bk_1" if flaw == "same_id" else f"bk_{next(numbers)}"
+        bookings[booking_id] = {
+            "booking_id": booking_id,
+            "room": room,
+            "start_hour": start_hour,
+            "hours": hours,
+        }
+        return bookings[booking_id]
 
     def no_enum(room: Annotated[str, "예약할 회의실"], start_hour: Start, hours: Hours) -> Booking:
         return book(room, start_hour, hours)
@@ -153,19 +171,52 @@ def define_booking(catalogue: Catalogue, flaw: str | None = None) -> None:
     keyed = flaw not in ("no_key", "hand_made_key")
     tool(name="book_room", catalogue=catalogue, idempotency_key=keyed)(book_room)
 
+    @tool(catalogue=catalogue, idempotent=True)
+    def cancel_booking(booking_id: Annotated[str, "book_room이 돌려준 예약 ID"]) -> Cancellation:
+        """사용자가 잡아 둔 회의실 예약을 취소해 달라고 할 때 사용하세요. 새로 예약할 때는 쓰지 마세요.
+        그런 예약이 없으면(이미 취소했으면) cancelled가 false입니다."""
+        return {"booking_id": booking_id, "cancelled": bookings.pop(booking_id, None) is not None}
 
-def test_a_good_redesign_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
-    define_booking(catalogue)
+
+def test_a_good_redesign_is_accepted_through_the_server(
+    server: Any, catalogue: Catalogue, shell: InteractiveShell
+) -> None:
+    """The question's examples come first, each with a fresh key; a key is sent again now and then, as
+    a client retrying would; the bookings just made are cancelled with `cancel_booking`. The keys the
+    checker made are random and never shown, and the notebook's `bookings` is given back as it was."""
+    define_booking(catalogue, shell.user_ns)
+    shell.user_ns["bookings"]["bk_mine"] = {
+        "booking_id": "bk_mine",
+        "room": "A101",
+        "start_hour": 9,
+        "hours": 1,
+    }
+    kept = dict(shell.user_ns["bookings"])
     before = len(server.calls)
     feedback = ch05.q5.check()
     assert feedback.correct, repr(feedback)
-    assert "tools/list와 tools/call" in repr(feedback) and "호출 9번" in repr(feedback)
+    assert "모범 답안을 실제 MCP 서버로 같은 입력" in repr(feedback)
     calls = server.calls[before:]
-    assert [c.tool for c in calls] == ["book_room"] * 9
-    assert [c.is_error for c in calls] == [False, False, False, True, True, True, True, True, True]
-    # The keys the checker made are random and never shown.
-    keys = [c.arguments["idempotency_key"] for c in calls]
-    assert keys[0] == keys[1] != keys[2] and not any(key in repr(feedback) for key in keys)
+    booked = [c for c in calls if c.tool == "book_room"]
+    keys = [c.arguments["idempotency_key"] for c in booked]
+    fresh = [c for i, c in enumerate(booked) if keys[i] not in keys[:i]]
+    assert [{k: v for k, v in c.arguments.items() if k != "idempotency_key"} for c in fresh[:7]] == list(
+        ch05.q5.judge.examples
+    )
+    assert len(fresh) >= 7 + 30
+    first: dict[str, Any] = {}
+    resent = []  # a call again with its key and arguments: the booking it made, not another
+    for c in booked:
+        earlier = first.setdefault(c.arguments["idempotency_key"], c)
+        if earlier is not c and earlier.arguments == c.arguments and not earlier.is_error:
+            resent.append((earlier, c))
+    assert resent
+    assert all(c.result["structuredContent"] == earlier.result["structuredContent"] for earlier, c in resent)
+    returned = {c.result["structuredContent"]["booking_id"] for c in booked if not c.is_error}
+    cancelled = [c.arguments["booking_id"] for c in calls if c.tool == "cancel_booking"]
+    assert cancelled and set(cancelled) <= returned
+    assert not any(key in repr(feedback) for key in keys)
+    assert shell.user_ns["bookings"] == kept
 
 
 @pytest.mark.parametrize(
@@ -174,24 +225,27 @@ def test_a_good_redesign_is_accepted_through_the_server(server: Any, catalogue: 
         ("no_key", "필수 매개변수 'idempotency_key'가 없습니다"),
         ("no_key", "MCP030"),
         ("no_key", "정의를 먼저 고치세요"),
-        ("hand_made_key", "다른 예약(bk_2)이 생겼습니다(처음: bk_1)"),
+        # A key written by hand does nothing: the same key again books again.
+        ("hand_made_key", "같은 요청이 두 번 실행된 것입니다"),
         ("no_enum", "'room'에 enum(허용 값 목록)이 없습니다"),
         ("no_enum", 'book_room {"room": "C301"'),
         ("no_bounds", "'start_hour'의 범위가 최솟값 (없음), 최댓값 (없음)입니다"),
         ("no_bounds", "MCP023 [start_hour]"),
-        ("no_bounds", "오류 메시지에 'start_hour'가 없습니다"),
+        # Without the bound, a start before 9 books where the model answer refuses it.
+        ("no_bounds", '"start_hour": 8, "hours": 2, "idempotency_key": "<key'),
         ("details", "필요 없는 매개변수가 남아 있습니다: 'details'"),
         ("details", "MCP024 [details]"),
         ("no_when_not", "'cancel_booking'"),
         ("no_when_not", "MCP012"),
-        ("vague_error", "메시지에 18이 없습니다"),
-        ("same_id", "같은 booking_id(bk_1)"),
+        # "실패" says nothing to fix: the scripted model cannot rebook within the opening hours.
+        ("vague_error", "book_room의 오류 메시지로는 고치지 못했습니다"),
+        ("same_id", 'booking_id "bk_1"은 이미 다른 답에 쓰인 ID입니다'),
     ],
 )
 def test_a_flawed_redesign_is_rejected_with_the_right_advice(
-    server: Any, catalogue: Catalogue, flaw: str, advice: str
+    server: Any, catalogue: Catalogue, shell: InteractiveShell, flaw: str, advice: str
 ) -> None:
-    define_booking(catalogue, flaw)
+    define_booking(catalogue, shell.user_ns, flaw)
     feedback = ch05.q5.check()
     assert feedback.kind == "incorrect"
     assert advice in repr(feedback), repr(feedback)
@@ -210,17 +264,21 @@ def test_the_draft_itself_and_a_bare_function_are_told_apart(
     assert "도구로 등록되지 않았습니다" in repr(ch05.q5.check())
 
 
-def test_the_model_answer_passes_in_the_default_catalogue() -> None:
-    """The solution as shown to the learner, run against the notebook's own catalogue and a server it starts."""
-    namespace: dict[str, Any] = {"Booking": Booking, "bookings": {}}
-    exec(ch05.q5.solution_code(), namespace)
+def test_the_model_answer_passes_in_the_default_catalogue(shell: InteractiveShell) -> None:
+    """The solution as shown to the learner, after the chapter's set-up (`bookings`, `cancel_booking`),
+    run against the notebook's own catalogue and a server the check starts and stops; the bookings
+    the check made are not left in the notebook."""
+    assert not list(mcp_notebook.default_catalogue.tools()), "the default catalogue is shared"
+    assert shell.run_cell(PRELUDE + ch05.q5.given).success
     try:
+        assert shell.run_cell(ch05.q5.solution_code()).success
         findings = lint(mcp_notebook.default_catalogue.get("book_room"))  # type: ignore[arg-type]
         assert [f.rule for f in findings if f.severity != "info"] == []
-        assert ch05.q5.check().correct
-        assert len(namespace["bookings"]) == 2  # the replay did not book again
+        feedback = ch05.q5.check()
+        assert feedback.correct, repr(feedback)
+        assert shell.user_ns["bookings"] == {}
     finally:
-        mcp_notebook.remove_tool("book_room")
+        mcp_notebook.default_catalogue.clear()  # book_room and the set-up's cancel_booking
     assert mcp_notebook.current_server() is None
 
 

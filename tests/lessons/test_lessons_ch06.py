@@ -15,7 +15,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
-from mcp_notebook.lessons import ch06
+from mcp_notebook.lessons import _content, ch06
+from mcp_notebook.lessons._exercise import given_code
 from mcp_notebook.server._audit import AuditLog
 
 
@@ -190,7 +191,14 @@ def test_the_lines_of_q4_are_what_the_audit_log_says(catalogue: Catalogue, tmp_p
 
 
 # -- q5: read_diary, checked through the real server as an outside client --------------------------
-DIARY = {"2026-03-01": "벚꽃이 피기 시작했다.", "2026-03-02": "하루 종일 비가 왔다."}
+def _set_up() -> dict[str, Any]:
+    namespace: dict[str, Any] = {}
+    exec(given_code(_content.chapter_data("06")["q5"]["given"], "ko"), namespace)  # the tests speak Korean
+    return namespace
+
+
+DIARY: dict[str, str] = _set_up()["DIARY"]
+"""The notebook's diary, from the chapter's set-up cell: the model answer, judged beside, reads the same."""
 
 
 def define_diary(catalogue: Catalogue, flaw: str | None = None) -> None:
@@ -213,17 +221,25 @@ def define_diary(catalogue: Catalogue, flaw: str | None = None) -> None:
 
 
 def test_a_diary_that_always_asks_is_accepted_through_the_server(server: Any, catalogue: Catalogue) -> None:
+    """Every call the checker makes comes as an outside client's; each one that reaches the function
+    brings up a prompt, which the checker approves. The question's examples come first."""
     define_diary(catalogue)
     before = len(server.calls)
     feedback = ch06.q5.check()
     assert feedback.correct, repr(feedback)
-    assert "tools/call을 2번 보냈고, 승인 창이 2번" in repr(feedback)
     calls = server.calls[before:]
     # The checker calls with the server token (identity "owner"); its client's name is only a claim.
-    assert [(c.tool, c.client, c.claimed, c.decision, c.is_error) for c in calls] == [
-        ("read_diary", "owner", "mcp-notebook", "approved", False),
-        ("read_diary", "owner", "mcp-notebook", "approved", True),
+    outside = [c for c in calls if c.client == "owner"]
+    assert [(c.arguments, c.claimed, c.decision, c.is_error) for c in outside[:2]] == [
+        ({"date": "2026-03-01"}, "mcp-notebook", "approved", False),
+        ({"date": "2026-02-30"}, "mcp-notebook", "approved", True),
     ]
+    assert len(outside) >= 2 + 30 and {c.claimed for c in outside} == {"mcp-notebook"}
+    # A call the schema refuses never reaches the tool, and so asks nobody; every other call asked.
+    approved = [c for c in outside if c.decision == "approved"]
+    assert all(c.decision == "not-needed" and c.is_error for c in outside if c not in approved)
+    assert {"date": "2026-03-02"} in [c.arguments for c in approved]
+    assert f"tools/call을 {len(outside)}번 보냈고, 승인 창이 {len(approved)}번" in repr(feedback)
     assert server.pending == [] and server.approval.listeners == []
 
 
@@ -235,9 +251,10 @@ def test_a_diary_that_always_asks_is_accepted_through_the_server(server: Any, ca
         ("no_approval", '바깥 클라이언트의 read_diary {"date": "2026-03-01"} 호출이 사람에게 묻지 않고'),
         ("no_approval", "서버 모드와 상관없이 묻게 하는 설정은 도구 쪽에"),
         ("never", "사람에게 묻지 않고 실행되었습니다"),
-        ("vague_error", "오류 메시지에 '2026-03-01'이 없습니다"),
-        ("wrong_entry", "결과가 기대와 다릅니다"),
-        ("wrong_entry", "`DIARY[date]`를 그대로"),
+        # "그런 날짜는 없습니다." names no date that has an entry: the scripted model cannot fix 2026/03/01.
+        ("vague_error", "read_diary의 오류 메시지로는 고치지 못했습니다"),
+        ("wrong_entry", 'read_diary {"date": "2026-03-01"} 호출에서'),
+        ("wrong_entry", "모범 답안이 돌려주는 내용이 없습니다"),
     ],
 )
 def test_a_flawed_diary_is_rejected_with_the_right_advice(

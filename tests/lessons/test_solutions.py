@@ -12,6 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
 from mcp_notebook.lessons import _content
+from mcp_notebook.lessons._exercise import given_code
 
 PRELUDE = (
     "from typing import Annotated, Literal\n"
@@ -52,7 +53,7 @@ def test_each_model_answer_passes_the_linter_with_no_finding(
     table = _content.chapter_data(chapter)[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the linter's warnings at definition time: counted below instead
-        assert shell.run_cell(PRELUDE + table.get("given", ""), silent=True).success
+        assert shell.run_cell(PRELUDE + given_code(table.get("given", ""), language), silent=True).success
         mcp_notebook.default_catalogue.clear()  # only what the model answer defines
         ran = shell.run_cell(table["solution"][language], silent=True)
     assert ran.success, ran.error_in_exec
