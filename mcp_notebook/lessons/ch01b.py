@@ -47,6 +47,9 @@ class AgentRun:
     first:
         Arguments (per language) of a bad call of the exercise's tool, forced first (``run_agent(...,
         first=...)``), as a model might make it: the run shows how the model recovers.
+    avoids:
+        Tools the model must get the run done without: a message that could have named the fix
+        itself, but sends the model on a detour through another tool, is not enough.
     """
 
     request: Text
@@ -56,6 +59,7 @@ class AgentRun:
     answer: Any = None
     asks: bool = False
     first: Mapping[str, Mapping[str, Any]] | None = None
+    avoids: tuple[str, ...] = ()
     advice: Text | None = field(default=None, compare=False)
 
     @classmethod
@@ -69,6 +73,7 @@ class AgentRun:
             answer=data.pop("answer", None),
             asks=data.pop("asks", False),
             first=data.pop("first", None),
+            avoids=tuple(data.pop("avoids", ())),
             advice=data.pop("advice", None),
         )
         if data:
@@ -272,6 +277,9 @@ class AgentExercise(ToolExercise):
             return None
         if final is None or final.call.tool != expected.solved_by:
             return t("agent.run_failed", request=request, tool=expected.solved_by), False
+        detour = next((tool for tool in expected.avoids if tool in called), None)
+        if detour is not None:
+            return t("agent.run_detour", request=request, tool=self.tool, detour=detour), False
         wanted = expected.arguments_in(language)
         if any(final.call.arguments.get(k) != v for k, v in wanted.items()):
             got = json.dumps(final.call.arguments, ensure_ascii=False)

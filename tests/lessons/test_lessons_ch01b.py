@@ -27,6 +27,7 @@ from mcp_notebook.lessons._agent import (
     run_agent,
     words,
 )
+from mcp_notebook.lessons._exercise import given_code
 from tests.conftest import ERAS, connect
 
 STATIONS: dict[str, dict[str, Any]] = {
@@ -383,9 +384,8 @@ def test_the_chapters_find_station_and_the_model_answer_together_pass_the_linter
 ) -> None:
     from mcp_notebook.lessons import _content
 
-    given = _content.chapter_data("01b")["q1"]["given"]
     namespace: dict[str, Any] = {"catalogue": catalogue}
-    for code in (given, ch01b.q1.solution_code()):
+    for code in (given_code(_content.chapter_data("01b")["q1"]["given"], "ko"), ch01b.q1.solution_code()):
         code = code.replace("@tool(read_only=True)", "@tool(read_only=True, catalogue=catalogue)")
         exec(f"from typing import Annotated\nfrom mcp_notebook import ToolError, tool\n{code}", namespace)
     assert sorted(e.name for e in catalogue.tools()) == ["bike_count", "find_station", "ride_history"]
@@ -398,10 +398,7 @@ def _notebook(shell: Any, language: str, solution: str) -> None:
     from mcp_notebook.lessons import _content
 
     set_language(language)  # type: ignore[arg-type]
-    given = _content.chapter_data("01b")["q1"]["given"]
-    if language == "en":
-        for key, station in STATIONS.items():
-            given = given.replace(f'"name": "{station["name"]}"', f'"name": "{STATIONS_EN[key]["name"]}"')
+    given = given_code(_content.chapter_data("01b")["q1"]["given"], language)
     prelude = "from typing import Annotated, Literal\nfrom mcp_notebook import ToolError, tool\n"
     assert shell.run_cell(prelude + given, silent=True).success
     assert shell.run_cell(solution, silent=True).success
