@@ -13,7 +13,7 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import Catalogue, InvalidResultError, ProtocolError, get_language, set_language, tool
-from mcp_notebook.client._results import CallResult, PromptResult, ReadResult
+from mcp_notebook.client._results import CallResult, Origin, PromptResult, ReadResult
 from mcp_notebook.widgets._content import EmbeddedResourceView, JsonTree, RecordsTable
 from mcp_notebook.widgets._result import CallProgress, ErrorView, ResourceLinkView, ResultView
 from tests.conftest import serve_unattended
@@ -202,7 +202,9 @@ def test_read_it_reads_a_resource_link_through_a_real_server() -> None:
     try:
         listed = mcp_notebook.list_resources()["resources"][0]
         missing = {"type": "resource_link", "uri": "notes://nowhere", "name": "nowhere"}
-        view = ResultView.of(CallResult("find", [{"type": "resource_link", **listed}, missing]))
+        # Made by hand, a result says where it came from: here, the notebook's own server.
+        found = CallResult("find", [{"type": "resource_link", **listed}, missing], origin=Origin())
+        view = ResultView.of(found)
         link, broken = view.blocks
         assert isinstance(link, ResourceLinkView)
         assert "notes://monday" in shown(link) and "text/plain · 17 bytes" in shown(link)
@@ -222,6 +224,13 @@ def test_read_it_reads_a_resource_link_through_a_real_server() -> None:
         assert kept_link.read() is not None and kept_link.read_result.text == "line\n" * 100
     finally:
         srv.stop()
+
+
+def test_a_link_in_a_result_from_nowhere_known_is_not_read_from_the_notebooks_server() -> None:
+    view = ResultView.of(CallResult("find", [{"type": "resource_link", "uri": "notebook://variables/x"}]))
+    (link,) = view.blocks
+    assert isinstance(link, ResourceLinkView) and link.read_button not in link.children[1].children
+    assert "does not say which server sent it" in shown(link) and link.read() is None
 
 
 def test_korean_labels(korean: None) -> None:

@@ -16,7 +16,7 @@ from ..core import _ui
 from ..core._catalogue import tools_changed
 from ..core._text import t
 from ._requests import DEFAULT_TIMEOUT, request
-from ._results import CallResult, PromptResult, ReadResult
+from ._results import CallResult, Origin, PromptResult, ReadResult
 from ._tasks import TaskCall, to_call_result
 
 
@@ -96,6 +96,7 @@ def call(
             structured_content=raw.get("structuredContent"),
             is_error=bool(raw.get("isError")),
             raw=raw,
+            origin=Origin(url, stdio, token, mode),
         )
 
     return request(
@@ -124,8 +125,8 @@ def _as_task(
     task_id = getattr(answer, "task_id", None)
     if task_id is None:  # answered at once (quick, or a tool that does not run as a task)
         raw = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return TaskCall.answered(name, to_call_result(name, raw))
-    followed = TaskCall(name, send, task_id)
+        return TaskCall.answered(name, to_call_result(name, raw, Origin(url, stdio, token, mode)))
+    followed = TaskCall(name, send, task_id, Origin(url, stdio, token, mode))
     followed.status, followed.message = answer.status, answer.status_message
     followed.follow(answer.poll_interval_ms)
     return followed
@@ -201,7 +202,9 @@ def read_resource(
         return await client.read_resource(uri)
 
     result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
-    return ReadResult(uri=uri, contents=_dump(result).get("contents", []))
+    return ReadResult(
+        uri=uri, contents=_dump(result).get("contents", []), origin=Origin(url, stdio, token, mode)
+    )
 
 
 def get_prompt(
@@ -221,7 +224,11 @@ def get_prompt(
 
     raw = _dump(request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout))
     return PromptResult(
-        name=name, messages=raw.get("messages", []), description=raw.get("description"), raw=raw
+        name=name,
+        messages=raw.get("messages", []),
+        description=raw.get("description"),
+        raw=raw,
+        origin=Origin(url, stdio, token, mode),
     )
 
 

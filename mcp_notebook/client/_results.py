@@ -4,6 +4,8 @@ The rich widget views are in `mcp_notebook.widgets`; these fallbacks are what Gi
 nbval see. A result may come from any server (``--url``, ``--stdio``), and such a server is
 untrusted: every value it sent is escaped where it meets HTML, and media become an ``<img>`` only
 with a plain ``image/*`` type and base64 data (`media_type`, `is_base64`), never markup of its making.
+Each result keeps its `Origin`: what it links to is read from the server that sent it, never from
+another one.
 """
 
 from __future__ import annotations
@@ -34,6 +36,47 @@ def media_type(value: Any, kinds: tuple[str, ...] = ("image", "audio")) -> str |
     if _MEDIA_TYPE.fullmatch(lowered) is None or lowered.partition("/")[2] == "url":
         return None
     return lowered if lowered.partition("/")[0] in kinds else None
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The server a result came from, reached again the same way: to read what the result links to.
+
+    A ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's
+    own server, as the notebook), a hostile server could name the notebook's secrets and have a
+    person believe they came from it; read here, the server can only show what it could send anyway.
+
+    Attributes
+    ----------
+    url, stdio, mode:
+        The target, as `mcp_notebook.call` takes it: neither `url` nor `stdio` is the in-kernel server.
+    token:
+        The credential the result was fetched with (never shown).
+    """
+
+    url: str | None = None
+    stdio: str | None = None
+    token: str | None = field(default=None, repr=False)
+    mode: str = "auto"
+
+    @property
+    def in_kernel(self) -> bool:
+        """Whether this is the notebook's own server."""
+        return self.url is None and self.stdio is None
+
+    def describe(self) -> str:
+        """The server, as a person knows it: the URL, the stdio command, or the in-kernel server."""
+        if self.url is not None:
+            return self.url
+        if self.stdio is not None:
+            return t("view.origin_stdio", command=self.stdio)
+        return t("view.origin_kernel")
+
+    def read(self, uri: str) -> ReadResult:
+        """Read `uri` from this server (``resources/read``), with the same credential."""
+        from ._calls import read_resource  # _calls makes results: imported here, when a link is read
+
+        return read_resource(uri, url=self.url, token=self.token, stdio=self.stdio, mode=self.mode)
 
 
 def is_base64(data: Any) -> bool:
@@ -95,6 +138,7 @@ class CallResult:
     structured_content: dict[str, Any] | None = None
     is_error: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    origin: Origin | None = field(default=None, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -128,6 +172,7 @@ class ReadResult:
 
     uri: str
     contents: list[dict[str, Any]]
+    origin: Origin | None = field(default=None, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -170,6 +215,7 @@ class PromptResult:
     messages: list[dict[str, Any]]
     description: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    origin: Origin | None = field(default=None, repr=False, compare=False)
 
     def view(self) -> Any:
         """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""

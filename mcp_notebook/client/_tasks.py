@@ -21,19 +21,20 @@ from ..core import _ui
 from ..core._errors import ClientConnectionError, ProtocolError
 from ..core._text import t
 from ..runtime._loop import runtime
-from ._results import CallResult
+from ._results import CallResult, Origin
 
 TERMINAL = ("completed", "failed", "cancelled")
 INTERNAL_ERROR = -32603
 
 
-def to_call_result(tool: str, raw: dict[str, Any]) -> CallResult:
+def to_call_result(tool: str, raw: dict[str, Any], origin: Origin | None = None) -> CallResult:
     return CallResult(
         tool=tool,
         content=raw.get("content", []),
         structured_content=raw.get("structuredContent"),
         is_error=bool(raw.get("isError")),
         raw=raw,
+        origin=origin,
     )
 
 
@@ -54,8 +55,15 @@ class TaskCall:
         The last progress report ``(progress, total, message)``, or None.
     """
 
-    def __init__(self, tool: str, send: Callable[[Callable[[Any], Any]], Any], task_id: str | None) -> None:
+    def __init__(
+        self,
+        tool: str,
+        send: Callable[[Callable[[Any], Any]], Any],
+        task_id: str | None,
+        origin: Origin | None = None,
+    ) -> None:
         self.tool = tool
+        self.origin = origin  # where the result's links are read
         self.task_id = task_id
         self.status = "working"
         self.message: str | None = None
@@ -109,7 +117,9 @@ class TaskCall:
             self.progress = (report.get("progress") or 0, report.get("total"), report.get("message"))
         self.status, self.message = task["status"], task.get("statusMessage")
         if self.status == "completed":
-            self._end("completed", to_call_result(self.tool, task.get("result") or {"content": []}))
+            self._end(
+                "completed", to_call_result(self.tool, task.get("result") or {"content": []}, self.origin)
+            )
         elif self.status in TERMINAL:
             error = task.get("error") or {"code": INTERNAL_ERROR, "message": self.message or self.status}
             self._fail(ProtocolError(int(error.get("code", INTERNAL_ERROR)), str(error.get("message")), None))

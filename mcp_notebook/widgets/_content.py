@@ -5,6 +5,8 @@ list of records, a table. (A resource_link, which reads and shows another result
 
 Results may come from an untrusted server: every value goes into HTML through `esc`, media widgets
 get only a checked ``image/*`` / ``audio/*`` type (`media_type`), and a URI is shown, never linked.
+Only kinds a browser can do nothing but draw or play become blob widgets; the rest (SVG above all)
+are shown from a ``data:`` URL, whose origin is not the notebook's (`BLOB_SAFE`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,17 @@ Reader = Callable[[str], Any]
 PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
 
 
+# ipywidgets shows an Image or Audio from a blob: URL of the notebook page's origin. Opened in a tab
+# of its own ("Open image in new tab", or dragged to the tab bar), an SVG there is a document whose
+# script runs as the Jupyter page, with its cookies and its kernels. Only these subtypes, which a
+# browser only draws or plays, get that URL; every other one (SVG, any +xml, a type not known here)
+# is an <img> / <audio> with a data: URL, whose origin is opaque: even opened alone, it reaches nothing.
+BLOB_SAFE = {
+    "image": frozenset({"png", "jpeg", "jpg", "pjpeg", "gif", "webp", "bmp", "avif", "apng", "x-icon"}),
+    "audio": frozenset({"wav", "wave", "x-wav", "mpeg", "mp3", "mp4", "aac", "ogg", "opus", "webm", "flac"}),
+}
+
+
 def esc(value: Any) -> str:
     """`value` as text safe inside HTML elements and quoted attributes."""
     return html.escape(str(value), quote=True)
@@ -44,6 +57,13 @@ def media_widget(kind: str, mime: str, data: str) -> widgets.Widget:
     except (binascii.Error, ValueError) as exc:
         return widgets.HTML(f"<i>{esc(t('view.bad_data', kind=kind, error=exc))}</i>")
     fmt = mime.partition("/")[2] or ("png" if kind == "image" else "wav")
+    if fmt not in BLOB_SAFE.get(kind, ()):
+        # data is base64 (decoded above) and mime is letters, digits and +.- only: nothing can
+        # leave the attribute.
+        source = f"data:{mime};base64,{base64.b64encode(raw).decode('ascii')}"
+        if kind == "image":
+            return widgets.HTML(f'<img src="{esc(source)}" style="max-width:100%"/>')
+        return widgets.HTML(f'<audio controls preload="none" src="{esc(source)}"></audio>')
     if kind == "image":
         return widgets.Image(value=raw, format=fmt)
     return widgets.Audio(value=raw, format=fmt, autoplay=False, loop=False, controls=True)

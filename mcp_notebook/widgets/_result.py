@@ -17,7 +17,6 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..client._calls import read_resource
 from ..client._results import CallResult, PromptResult, ReadResult
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._text import t
@@ -147,11 +146,14 @@ class ResultView(widgets.VBox):
     tool:
         The tool's name, for a running call or a result dict (which does not carry it).
     read:
-        How a resource_link's "Read it" button reads (default ``mcp_notebook.read_resource``).
+        How a resource_link's "Read it" button reads. By default a link is read from the server the
+        result came from (its `Origin`); a result that does not say where it came from offers no
+        button: reading it from some other server would show that server's data as the link's.
     """
 
     def __init__(self, result: Any = None, *, tool: str = "", read: Reader | None = None) -> None:
         self._reader = read
+        self._given_reader = read is not None
         self.result: Any = None
         self.error_view: ErrorView | None = None
         self.blocks: list[widgets.Widget] = []
@@ -185,6 +187,9 @@ class ResultView(widgets.VBox):
     def show(self, result: Any) -> None:
         """Replace the progress bar by `result` (safe from the thread the call finished on)."""
         self.blocks, self.tree, self.table, self.layer = [], None, None, None
+        origin = getattr(result, "origin", None)
+        if not self._given_reader:
+            self._reader = origin.read if origin is not None else None
         if isinstance(result, dict) and isinstance(result.get("content"), list):
             result = CallResult(
                 tool=self.tool,
@@ -262,17 +267,16 @@ class ResultView(widgets.VBox):
         return repr(self.progress)
 
 
-def _read_with_client(uri: str) -> Any:
-    return read_resource(uri)
-
-
 class ResourceLinkView(widgets.VBox):
-    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents."""
+    """A ``resource_link``: URI, name, type and size, and a button that reads it and shows the contents.
+
+    `read` reads from the server the link came from; without it there is no button, only a note.
+    """
 
     def __init__(self, block: dict[str, Any], read: Reader | None = None) -> None:
         self.block = block
         self.uri = str(block.get("uri", ""))
-        self._read = read or _read_with_client
+        self._read = read
         self.read_result: Any = None
         self.read_error: BaseException | None = None
         name = block.get("title") or block.get("name") or ""
@@ -284,16 +288,20 @@ class ResourceLinkView(widgets.VBox):
             + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
             + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
         )
-        self.read_button = widgets.Button(description=t("view.read"), icon="book")
-        self.status = widgets.HTML("")
+        self.read_button = widgets.Button(description=t("view.read"), icon="book", disabled=read is None)
+        self.status = widgets.HTML("" if read is not None else f"<i>{esc(t('view.link_no_origin'))}</i>")
         self.contents = widgets.VBox([])
         # A click runs on the kernel's main thread or a subshell thread. Reading through the
         # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
         self.read_button.on_click(lambda _: self.read())
-        super().__init__([self.header, widgets.HBox([self.read_button, self.status]), self.contents])
+        row = [self.read_button, self.status] if read is not None else [self.status]
+        super().__init__([self.header, widgets.HBox(row), self.contents])
 
     def read(self) -> Any:
-        """Read the linked resource now and show its contents below; returns them (None on failure)."""
+        """Read the linked resource now, from where the link came from, and show its contents below;
+        returns them (None on failure, or when the link's server is not known)."""
+        if self._read is None:
+            return None
         self.read_button.disabled = True
         self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
         try:

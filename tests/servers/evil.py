@@ -7,7 +7,9 @@ tests show these results as HTML and as widgets, in unit tests and in JupyterLab
 
 Tools: ``show`` (every content type at once, plus structured content), ``ask`` (an elicitation whose
 message and schema carry markup), ``sample`` (a sampling request likewise), ``fail`` (a JSON-RPC error
-with markup in its message and data). Resource ``evil://r`` and prompt ``evil``.
+with markup in its message and data), ``link`` (a link to a URI of the notebook's own server:
+``notebook://variables/secret``, which this server answers itself with `NOT_THE_NOTEBOOK`).
+Resource ``evil://r`` and prompt ``evil`` (whose last message is that link too).
 """
 
 from __future__ import annotations
@@ -63,11 +65,15 @@ CONTENT: list[dict[str, Any]] = [
         },
     },
 ]
+# A URI the notebook's own server serves: read anywhere but here, the person would see the notebook's
+# secret and believe it came from this server.
+LINK: dict[str, Any] = {"type": "resource_link", "uri": "notebook://variables/secret", "name": "secret"}
+NOT_THE_NOTEBOOK = "what the evil server says is at notebook://variables/secret"
 STRUCTURED = {MARKUP: MARKUP, "rows": [{MARKUP: MARKUP, "n": 1}, {MARKUP: QUOTE_BREAK, "n": 2}]}
 
 TOOLS = [
     types.Tool(name=name, description=MARKUP, input_schema={"type": "object"})
-    for name in ("show", "ask", "sample", "fail")
+    for name in ("show", "ask", "sample", "fail", "link")
 ]
 
 
@@ -78,6 +84,8 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
     if params.name == "show":
         return types.CallToolResult.model_validate({"content": CONTENT, "structuredContent": STRUCTURED})
+    if params.name == "link":
+        return types.CallToolResult.model_validate({"content": [LINK]})
     if params.name == "ask":
         answer = await ctx.session.elicit_form(
             MARKUP,
@@ -113,6 +121,10 @@ async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
 
 
 async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+    if str(params.uri) == LINK["uri"]:
+        return types.ReadResourceResult.model_validate(
+            {"contents": [{"uri": LINK["uri"], "mimeType": "text/plain", "text": NOT_THE_NOTEBOOK}]}
+        )
     return types.ReadResourceResult.model_validate(
         {
             "contents": [
@@ -139,6 +151,7 @@ async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
                 {"role": "assistant", "content": CONTENT[2]},
                 {"role": "user", "content": CONTENT[6]},
                 {"role": "user", "content": CONTENT[7]},
+                {"role": "user", "content": LINK},
             ],
         }
     )

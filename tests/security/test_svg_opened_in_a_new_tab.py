@@ -1,0 +1,110 @@
+"""Attack: open an SVG image from another server in a new tab, and its script runs as JupyterLab.
+
+The notebook shows ``tests/servers/svg.py``'s results every way it can (``%mcp_call``, the result's
+own HTML, ``.view()``, ``%mcp_read``, a prompt, "Read it" on a link, a sampling question), in a real
+JupyterLab in Chromium. Then it does what a person can do with any image on the page: open its
+source in a tab of its own. Each SVG's script records where it ran in that origin's
+``localStorage``; the notebook page's ``localStorage`` must stay without that record. Before the
+fix, an ipywidgets ``Image`` of the SVG was a ``blob:`` URL of the notebook's origin, and the script
+ran there.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
+from tests.servers.svg import MARK
+
+pytestmark = pytest.mark.browser
+
+SERVER = Path(__file__).resolve().parents[1] / "servers" / "svg.py"
+COMMAND = f'"{sys.executable}" "{SERVER}"'
+NOTEBOOK = "svg.ipynb"
+READY = "every hostile picture is on the page"
+
+CELLS = [
+    "%load_ext mcp_notebook",
+    f"import mcp_notebook\nSVG = {COMMAND!r}",
+    "%mcp_call draw --stdio $SVG",
+    "mcp_notebook.call('draw', stdio=SVG)",
+    "mcp_notebook.call('draw', stdio=SVG).view()",
+    "%mcp_read svg://picture --stdio $SVG",
+    "mcp_notebook.read_resource('svg://picture', stdio=SVG)",
+    "mcp_notebook.read_resource('svg://picture', stdio=SVG).view()",
+    "mcp_notebook.get_prompt('svg', stdio=SVG).view()",
+    "%mcp_call sample --stdio $SVG --mode legacy",
+    f"print({READY!r})",
+]
+SOURCES = """() => Array.from(
+    document.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output audio')
+).map(element => element.currentSrc || element.src).filter(Boolean)"""
+IMAGES = "() => document.querySelectorAll('.jp-OutputArea-output img').length"
+
+
+def write_notebook(folder: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
+    nbformat.write(notebook, folder / NOTEBOOK)
+
+
+@pytest.mark.timeout(300)
+def test_no_image_of_a_hostile_result_runs_script_in_the_notebooks_origin(tmp_path: Path) -> None:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    write_notebook(tmp_path)
+    with (
+        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
+        sync_playwright() as playwright,
+    ):
+        base = base_of(url)
+        browser = chromium(playwright)
+        context = browser.new_context(viewport={"width": 1280, "height": 960})
+        page = context.new_page()
+        try:
+            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
+            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            outputs = page.locator(".jp-OutputArea-output")
+            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+            outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)  # the question form
+            # "Read it" on every link: what it reads is one more picture on the page.
+            buttons = outputs.get_by_role("button", name="Read it")
+            buttons.first.wait_for(timeout=60 * SECONDS)
+            before = page.evaluate(IMAGES)
+            for index in range(buttons.count()):
+                buttons.nth(index).scroll_into_view_if_needed()
+                buttons.nth(index).click()
+            page.wait_for_function(f"() => ({IMAGES})() >= {before + buttons.count()}", timeout=60 * SECONDS)
+            page.wait_for_function(
+                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+            )
+            sources = page.evaluate(SOURCES)
+            assert len(sources) >= 10, sources  # every view path put its pictures on the page
+            # What a person can do with any picture: open it in a tab of its own.
+            for source in dict.fromkeys(sources):
+                tab = context.new_page()
+                try:
+                    tab.goto(source, wait_until="load", timeout=30 * SECONDS)
+                except PlaywrightError:
+                    pass  # a browser that refuses to open it runs nothing either
+                finally:
+                    tab.close()
+            assert page.evaluate(f"() => localStorage.getItem({MARK!r})") is None, (
+                "an SVG's script ran in the notebook's origin"
+            )
+            page.screenshot(path=ARTIFACTS / "jupyterlab-svg.png", full_page=True)
+        except BaseException:
+            page.screenshot(path=ARTIFACTS / "jupyterlab-svg-failure.png")
+            print(lab.tail(), file=sys.stderr)
+            raise
+        finally:
+            browser.close()
