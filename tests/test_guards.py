@@ -21,9 +21,8 @@ from mcp_notebook.core._guards import (
     redact,
     sanitize_result,
     sanitize_text,
-    visible,
-    visible_html,
 )
+from mcp_notebook.core._visible import visible, visible_html
 from mcp_notebook.server._audit import AuditLog
 
 

@@ -70,7 +70,7 @@ async def test_a_task_is_approved_once_and_the_prompt_says_it_is_a_task(asking: 
         created = await client.session.call_tool("purge", {"row": 7}, allow_claimed=True)
         prompt = await next_prompt(done)
         assert prompt.task_id == created.task_id
-        shown = html.unescape(ApprovalPrompt(prompt).children[0].value)
+        shown = html.unescape(ApprovalPrompt(prompt).shown_html)
         assert "runs as a task" in shown and "this task only" in shown
         waiting = await get_task(client.session, created.task_id)
         assert waiting.status == "working" and "to approve this call" in (waiting.status_message or "")

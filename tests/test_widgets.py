@@ -62,7 +62,7 @@ def test_clicking_a_prompt_decides_the_waiting_call(catalogue: Catalogue, button
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             pending = pool.submit(outside_call, srv, "delete_row", {"row": 4})
             prompt = wait_for_prompt(panel)
-            shown = html.unescape(prompt.children[0].value)
+            shown = html.unescape(prompt.shown_html)
             assert "delete_row (Delete a row)" in shown and "Delete one row of the table." in shown
             assert "not verified" in shown and "destructiveHint=True" in shown and '"row": 4' in shown
             getattr(prompt, button).click()

@@ -19,6 +19,7 @@ from ..core import _ui
 from ..core._catalogue import Catalogue
 from ..core._guards import redact
 from ..core._identity import OWNER
+from ..core._jsonlines import escape_line_breaks
 from ..core._store import Store
 from ..core._text import t
 from ..server._approval import ApprovalPolicy, ApprovalRequest
@@ -202,7 +203,10 @@ class ServerHandle:
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)
             for record in calls:
-                out.write(json.dumps(redact(record.to_json()), ensure_ascii=False, default=str) + "\n")
+                out.write(
+                    escape_line_breaks(json.dumps(redact(record.to_json()), ensure_ascii=False, default=str))
+                    + "\n"
+                )
         return len(calls)
 
     def panel(self) -> Any:

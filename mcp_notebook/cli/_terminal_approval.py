@@ -29,9 +29,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..core._guards import visible
 from ..core._identity import claims
 from ..core._text import t
+from ..core._visible import visible
 from ..server._approval import TERMINAL_CHANNEL
 
 ANSWERS = {"y": "approve", "yes": "approve", "n": "deny", "no": "deny", "a": "always", "always": "always"}

@@ -8,8 +8,8 @@ prints; the clock is injected so tests never sleep.
 - `sanitize_text` / `sanitize_result`: strip terminal escape sequences (whole) and control
   characters, and cap the size of what a tool sends back to the model (text blocks and the strings
   of ``structuredContent`` alike).
-- `visible` / `visible_html`: the same characters made visible instead (``⟨U+202E⟩``), for what a
-  person reads before approving a call: a prompt must show exactly what will run.
+- What a person reads before approving a call gets these characters (and more) made visible
+  instead (``⟨U+202E⟩``): `_visible`.
 - `looks_secret` / `redact`: recognise secret-looking argument names and hide their values, and
   hide secrets by what they look like wherever they are (`redact_text`: JWTs, PEM blocks, passwords
   in URLs, well-known API key shapes, long random-looking strings). The audit log (`_audit`) and
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import html
 import itertools
 import json
 import math
@@ -257,44 +256,6 @@ def _json_texts(result: Mapping[str, Any], before: Any, after: Any) -> dict[str,
                 texts[text] = json.dumps(new, ensure_ascii=False, indent=2 if pretty else None)
                 break
     return texts
-
-
-# -- making hidden characters visible ----------------------------------------------------------------------
-
-# What a person must see before approving: controls, bidi controls and marks, zero-width characters,
-# the byte-order mark used as a zero-width no-break space, and Unicode tag characters. Each is
-# shown as ⟨U+XXXX⟩, so an ANSI escape (ESC = ⟨U+001B⟩) cannot act on a terminal and a right-to-left
-# override cannot reorder what follows it.
-_HIDDEN_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
-)
-
-
-def _marker(match: re.Match[str]) -> str:
-    return f"⟨U+{ord(match.group()):04X}⟩"
-
-
-def visible(text: str) -> str:
-    """`text` with every invisible or text-rewriting character shown as ``⟨U+XXXX⟩``.
-
-    Tab and newline stay. Nothing is removed, so a person approving a call sees exactly what the
-    client sent: ``"rm\\u202etxt.exe"`` reads ``rm⟨U+202E⟩txt.exe``, and ``"\\x1b[2J"`` reads
-    ``⟨U+001B⟩[2J`` instead of clearing the screen.
-    """
-    return _HIDDEN_RE.sub(_marker, text)
-
-
-def visible_html(text: str) -> str:
-    """`visible` for HTML: escaped, each marker highlighted so it stands out from the text around it."""
-    parts: list[str] = []
-    last = 0
-    for match in _HIDDEN_RE.finditer(text):
-        parts.append(html.escape(text[last : match.start()]))
-        parts.append(f"<mark title='hidden character'>{_marker(match)}</mark>")
-        last = match.end()
-    parts.append(html.escape(text[last:]))
-    return "".join(parts)
 
 
 # -- secrets ---------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from urllib.parse import unquote
 
 from ._secrets import new_token
 from ._text import t
+from ._visible import MAX_CLAIM_CHARS
 
 NOTEBOOK = "notebook"
 """The identity of the notebook's own calls (reserved)."""
@@ -248,9 +249,15 @@ def _check_token(token: Any) -> None:
 
 
 def claims(identity: str | None, claimed: str | None) -> str | None:
-    """``"claims to be X"`` when a client's self-reported name differs from its identity, else None."""
+    """``"claims to be X"`` when a client's self-reported name differs from its identity, else None.
+
+    A name over `MAX_CLAIM_CHARS` is cut and its length said: a client writes it, and a screenful of
+    filler in it would push what a person must read first (the tool, the buttons) out of sight.
+    """
     if not claimed or claimed == identity:
         return None
+    if len(claimed) > MAX_CLAIM_CHARS:
+        return t("identity.claims_cut", claimed=claimed[:MAX_CLAIM_CHARS], n=len(claimed))
     return t("identity.claims", claimed=claimed)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..core._errors import AuditLogWarning
 from ..core._guards import redact_if_needed
+from ..core._jsonlines import escape_line_breaks
 from ..core._text import t
 from ._pipeline import CallRecord
 
@@ -128,7 +129,7 @@ class AuditLog:
             "duration_ms": round(duration_ms, 3),
             **extra,
         }
-        data = memoryview((_LINE_ENCODER.encode(entry) + "\n").encode())
+        data = memoryview((escape_line_breaks(_LINE_ENCODER.encode(entry)) + "\n").encode())
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"the audit log {self.path} is closed")

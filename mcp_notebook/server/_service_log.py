@@ -13,6 +13,8 @@ import logging
 import sys
 from typing import Any
 
+from ..core._jsonlines import escape_line_breaks
+
 _LOGGERS = ("mcp_notebook", "uvicorn.error")
 
 
@@ -31,7 +33,7 @@ class JSONLines(logging.Formatter):
             line.update(fields)
         if record.exc_info:
             line["error"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False, default=str)
+        return escape_line_breaks(json.dumps(line, ensure_ascii=False, default=str))
 
 
 _handler: logging.Handler | None = None

@@ -20,6 +20,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..core._text import t
+from ..core._visible import visible_html
 
 MAX_ENTRIES = 200
 MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export
@@ -115,8 +116,9 @@ def render_row(record: Any, repeats: int = 1) -> str:
         arguments = arguments[:77] + "..."
     colour = "#b3261e" if record.is_error else "#1b6e3a"
     line = (
-        f"<code>{when}</code> {html.escape(record.who)} · {html.escape(record.method)} "
-        f"<b>{html.escape(record.tool)}</b> <code>{html.escape(arguments)}</code> · {html.escape(record.decision)}"
+        f"<code>{when}</code> {visible_html(record.who, one_line=True)} · {html.escape(record.method)} "
+        f"<b>{visible_html(record.tool, one_line=True)}</b> <code>{visible_html(arguments)}</code>"
+        f" · {html.escape(record.decision)}"
         f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
     )
     if getattr(record, "task", None):

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import html
-import json
 import math
 from typing import Any
 
 import ipywidgets as widgets
 
-from ..core._guards import visible, visible_html
 from ..core._identity import claims
 from ..core._text import t
+from ..core._visible import WRAPPED, json_html, visible, visible_html
 from ..server._approval import ApprovalRequest
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
@@ -22,27 +21,31 @@ from ._tasks import RunningTasks
 class ApprovalPrompt(widgets.VBox):
     """Approve / Deny / Always allow for one pending call, with everything shown before it runs.
 
-    Everything a client sent, and everything the tool says of itself, is shown as it is: invisible
-    and text-rewriting characters (bidi overrides, terminal escapes, zero-width and tag characters)
-    appear as highlighted ``⟨U+XXXX⟩`` markers, so what a person reads is what would run.
+    What the notebook knows comes first: the tool that would run, whether its definition says it
+    changes things, and the buttons. What a client controls (its claimed name, the arguments)
+    comes after, so no amount of it can push the rest out of sight, and it is bounded: the claimed
+    name cut with its length said, long argument strings cut with theirs, and the box wraps and
+    scrolls. Everything is shown as it is: invisible and text-rewriting characters (bidi controls,
+    terminal escapes, zero-width, tag and filler characters) appear as highlighted ``⟨U+XXXX⟩``.
     """
 
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
+        tool = visible_html(request.tool + (f" ({request.title})" if request.title else ""), one_line=True)
+        run = t("panel.run", tool=f"<code>{tool}</code>")
+        self.head = widgets.HTML(f"<b>{run}</b> {html.escape(t(_effect(request.annotations)))}")
         # Who is asking is the identity its credential proved; what it says it is comes as a claim.
         claim = claims(request.client, request.claimed)
-        client = visible_html(request.client or t("panel.unknown_client"))
+        client = visible_html(request.client or t("panel.unknown_client"), one_line=True)
         if claim:
-            client += f" <i>({visible_html(claim)})</i>"
-        tool = visible_html(request.tool + (f" ({request.title})" if request.title else ""))
+            client += f" <i>({visible_html(claim, one_line=True)})</i>"
         hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
-        arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
-        asks = t("panel.asks", client=client, tool=f"<code>{tool}</code>")
-        summary = widgets.HTML(
-            f"<b>{asks}</b>"
-            f"<div>{visible_html(request.description or '')}</div>"
+        self.details = widgets.HTML(
+            f"<div style='{WRAPPED}'>{t('panel.asked_by', client=client)}</div>"
+            f"<div style='{WRAPPED}'>{visible_html(request.description or '')}</div>"
             f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
-            f"<div>{html.escape(t('panel.arguments'))}:</div><pre>{visible_html(arguments)}</pre>"
+            f"<div>{html.escape(t('panel.arguments'))}:</div>"
+            f"<pre style='{WRAPPED}'>{json_html(request.arguments)}</pre>"
             + (f"<div><b>{html.escape(t('panel.task'))}</b></div>" if request.task_id is not None else "")
         )
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
@@ -62,7 +65,9 @@ class ApprovalPrompt(widgets.VBox):
         request._on_resolve.append(self._show_decision)
         request._on_tick.append(self._show_time_left)
         buttons = widgets.HBox([self.approve_button, self.deny_button, self.always_button, self.countdown])
-        super().__init__([summary, buttons, self.status], layout=widgets.Layout(border="1px solid #e0a800"))
+        super().__init__(
+            [self.head, buttons, self.status, self.details], layout=widgets.Layout(border="1px solid #e0a800")
+        )
         if request.decision is not None:
             self._show_decision(request)
         elif request.seconds_left is not None:
@@ -78,6 +83,11 @@ class ApprovalPrompt(widgets.VBox):
     def decision(self) -> str | None:
         return self.request.decision
 
+    @property
+    def shown_html(self) -> str:
+        """What the prompt says, in the order a person reads it (the buttons between the two parts)."""
+        return f"{self.head.value}{self.details.value}"
+
     def _show_decision(self, request: ApprovalRequest) -> None:
         for button in (self.approve_button, self.deny_button, self.always_button):
             button.disabled = True
@@ -90,6 +100,14 @@ class ApprovalPrompt(widgets.VBox):
     def __repr__(self) -> str:
         tool = visible(self.request.tool)
         return f"<approval request #{self.request.id}: {tool} ({self.request.decision or 'pending'})>"
+
+
+def _effect(annotations: dict[str, Any]) -> str:
+    """The message saying what the tool's definition says it does to the world (MCP's defaults)."""
+    if annotations.get("readOnlyHint") is True:
+        return "panel.read_only"
+    # A tool that is not read-only may delete or overwrite unless it says it does not (destructiveHint).
+    return "panel.additive" if annotations.get("destructiveHint") is False else "panel.destructive"
 
 
 class ServerPanel(widgets.VBox):

@@ -20,8 +20,8 @@ import ipywidgets as widgets
 
 from ..client._calls import call
 from ..core._errors import MCPNotebookError
-from ..core._guards import visible_html
 from ..core._text import t
+from ..core._visible import visible_html
 from ..runtime._loop import runtime
 
 

@@ -17,7 +17,13 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..core._text import t
+from ..core._visible import visible_html
 from ._tryit import field_for
+
+
+def _bounded() -> Any:
+    """The layout of a server's words above a form: a long text scrolls in its box, the buttons stay in sight."""
+    return widgets.Layout(max_height="24em", overflow="auto")
 
 
 class _Question(widgets.VBox):
@@ -52,7 +58,9 @@ class ElicitationForm(_Question):
             name: _input_for(name, prop, name in required)
             for name, prop in schema.get("properties", {}).items()
         }
-        question = widgets.HTML(f"<b>{html.escape(t('ask.elicit', message=params.message))}</b>")
+        question = widgets.HTML(
+            f"<b>{visible_html(t('ask.elicit', message=params.message))}</b>", layout=_bounded()
+        )
         send, decline, cancel = (
             widgets.Button(description=t(key)) for key in ("ask.accept", "ask.decline", "ask.cancel")
         )
@@ -102,12 +110,13 @@ class SamplingForm(_Question):
 
     def __init__(self, params: Any) -> None:
         shown = [
-            f"<div><b>{html.escape(m.role)}</b>: {html.escape(getattr(m.content, 'text', json.dumps(m.content.model_dump(mode='json'))))}</div>"
+            f"<div><b>{visible_html(m.role)}</b>: "
+            f"{visible_html(getattr(m.content, 'text', json.dumps(m.content.model_dump(mode='json'))))}</div>"
             for m in params.messages
         ]
         if getattr(params, "system_prompt", None):
-            shown.insert(0, f"<div><i>{html.escape(params.system_prompt)}</i></div>")
-        intro = widgets.HTML(f"<b>{html.escape(t('ask.sampling'))}</b>" + "".join(shown))
+            shown.insert(0, f"<div><i>{visible_html(params.system_prompt)}</i></div>")
+        intro = widgets.HTML(f"<b>{html.escape(t('ask.sampling'))}</b>" + "".join(shown), layout=_bounded())
         self.reply = widgets.Textarea(layout=widgets.Layout(width="100%"))
         send, reject = (
             widgets.Button(description=t("ask.accept"), button_style="primary"),

@@ -12,8 +12,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..core._guards import visible_html
+from ..core._identity import claims
 from ..core._text import t
+from ..core._visible import visible_html
 from ._result import CallProgress
 
 
@@ -84,9 +85,9 @@ class RunningTasks(widgets.VBox):
                 button.on_click(lambda _, task_id=task_id: self.manager.cancel_soon(task_id, "notebook"))
                 self.buttons[task_id] = button
             elapsed = max(0, round(now - record.created))
-            who = record.owner + (
-                f" ({record.claimed})" if record.claimed and record.claimed != record.owner else ""
-            )
+            # The claim as the approval prompt shows it: said to be one, and cut when long.
+            claim = claims(record.owner, record.claimed)
+            who = record.owner + (f" ({claim})" if claim else "")
             text = t(
                 "task_view.row",
                 tool=record.tool,

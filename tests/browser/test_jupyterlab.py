@@ -99,7 +99,7 @@ def test_a_person_approves_an_outside_call_in_jupyterlab(tmp_path: Path) -> None
             approve = outputs.get_by_role("button", name="Approve", exact=True)
             approve.wait_for(timeout=60 * SECONDS)
             approve.scroll_into_view_if_needed()
-            prompt = outputs.filter(has_text="wants to run the tool")
+            prompt = outputs.filter(has_text="Run the tool")
             assert "매출" in prompt.inner_text()  # the full arguments are shown before anything runs
             prompt.get_by_text(re.compile(r"^\d+ s left$")).wait_for(timeout=30 * SECONDS)  # the countdown
             page.screenshot(path=ARTIFACTS / "jupyterlab-approval-before.png")

@@ -183,7 +183,7 @@ async def test_an_approval_prompt_shows_hidden_characters_instead_of_obeying_the
         group.start_soon(client.call_tool, "send_file", HIDDEN)
         request = await anyio.to_thread.run_sync(shown.next)
         widget = next(c for c in panel.approvals.children if c.request is request)
-        page = widget.children[0].value  # the prompt's HTML
+        page = widget.shown_html  # the prompt's HTML
         terminal = prompt({**request.__dict__, "seconds_left": 30})  # what mcp-notebook serve prints
         request.deny()
     read = html.unescape(re.sub("<[^>]+>", "", page))  # what a person reads on the page

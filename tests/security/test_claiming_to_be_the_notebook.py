@@ -99,7 +99,7 @@ async def test_the_approval_prompt_shows_who_asks_and_what_it_claims(notebook: A
         prompt = ApprovalPrompt(request)
         request.deny()
     assert request.client == "mallory" and request.claimed == "notebook"
-    text = prompt.children[0].value
+    text = prompt.shown_html
     assert "mallory" in text and "claims to be notebook" in text
     assert results[0].is_error and notebook.ran == []
 
