@@ -3,6 +3,8 @@
 The exported app under test fetches the key set from ``jwks_url`` as it would from a real
 authorization server. ``token(...)`` mints a token with the claims a test chooses; ``forged=True``
 signs it with another key under the same key id (a token whose signature does not verify).
+``fetched`` counts the requests for the key set and ``asked`` is set at each; ``delay`` holds each
+answer that many seconds (a slow server; ``stop`` lets them go) and ``failing`` answers 503.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ class AuthorizationServer:
         public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self._key.public_key()))
         body = json.dumps({"keys": [{**public, "kid": KEY_ID, "alg": "RS256", "use": "sig"}]}).encode()
         self.fetched = 0
+        self.asked = threading.Event()
+        self.delay = 0.0
+        self.failing = False
+        self._count = threading.Lock()
+        self._released = threading.Event()
 
         outer = self
 
@@ -35,12 +42,22 @@ class AuthorizationServer:
                 if self.path != "/jwks.json":
                     self.send_error(404)
                     return
-                outer.fetched += 1
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                with outer._count:
+                    outer.fetched += 1
+                outer.asked.set()
+                if outer.delay:
+                    outer._released.wait(outer.delay)  # a slow server, not synchronisation
+                try:
+                    if outer.failing:
+                        self.send_error(503)
+                        return
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass  # the app gave up waiting and hung up (a slow server's answer is late)
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
@@ -76,6 +93,7 @@ class AuthorizationServer:
         scope: str = "mcp:tools",
         issuer: str | None = None,
         forged: bool = False,
+        kid: str = KEY_ID,
     ) -> str:
         now = int(time.time())
         claims = {
@@ -87,9 +105,10 @@ class AuthorizationServer:
             "scope": scope,
         }
         key = self._other if forged else self._key
-        return jwt.encode(claims, key, algorithm="RS256", headers={"kid": KEY_ID})
+        return jwt.encode(claims, key, algorithm="RS256", headers={"kid": kid})
 
     def stop(self) -> None:
+        self._released.set()
         self._http.shutdown()
         self._http.server_close()
 

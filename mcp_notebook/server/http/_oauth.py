@@ -13,6 +13,10 @@ a valid token without a required scope gets 403 ``error="insufficient_scope"`` n
 The identity of a token's requests is ``oauth:`` and its subject (``sub``, else its client), so
 what it leaves behind (handles, idempotency keys, kept results, rate limits) is its own, and no
 token can claim a reserved identity (``notebook``, ``owner``) or a static client's name.
+
+Anyone can send a token, so what a token says about itself decides nothing that costs: its
+algorithm, issuer, audience and expiry are checked before its key is looked up, and the key
+lookup (`_jwks.SigningKeys`) lets no stranger hold up valid tokens or drive fetches of the keys.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 import jwt
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
@@ -31,6 +34,7 @@ from pydantic import AnyHttpUrl
 
 from ...core._identity import Identity
 from .._service_config import OAuthSettings
+from ._jwks import KeyUnavailable, SigningKeys
 
 logger = logging.getLogger(__name__)
 
@@ -55,17 +59,14 @@ class OAuthResource:
     ----------
     settings:
         The issuer, its JWKS URL, this resource's URL and audience, the required scopes.
-    jwks:
-        A ``jwt.PyJWKClient`` to use instead of one made from ``settings.jwks_url`` (tests).
+    keys:
+        The issuer's signing keys, instead of ones fetched from ``settings.jwks_url`` (tests).
     """
 
-    def __init__(self, settings: OAuthSettings, *, jwks: Any = None) -> None:
+    def __init__(self, settings: OAuthSettings, *, keys: SigningKeys | None = None) -> None:
         self.settings = settings
         self.metadata_url = str(build_resource_metadata_url(AnyHttpUrl(settings.resource)))
-        # The key set is cached (and fetched again for a key id it does not know: a rotated key).
-        self._jwks = (
-            jwks if jwks is not None else jwt.PyJWKClient(settings.jwks_url, cache_keys=True, lifespan=300)
-        )
+        self.keys = keys if keys is not None else SigningKeys(settings.jwks_url)
 
     def routes(self) -> list[Any]:
         """The protected-resource metadata route (RFC 9728), as the SDK builds it."""
@@ -86,8 +87,27 @@ class OAuthResource:
     async def check(self, token: str) -> AccessToken | str:
         """The token's `AccessToken`, or why it is refused (for ``error_description``)."""
         try:
-            # Fetching the key set is blocking I/O (and rare: it is cached): not on the server's loop.
-            key = await anyio.to_thread.run_sync(self._jwks.get_signing_key_from_jwt, token)
+            header = jwt.get_unverified_header(token)
+            if header.get("alg") not in _ALGORITHMS:
+                return "the access token is not signed with an algorithm this resource accepts"
+            kid = header.get("kid")
+            if not isinstance(kid, str) or not kid:
+                return "the access token names no signing key (kid)"
+            # Unverified, only to refuse a token meant for someone else before its key is looked up:
+            # such a token must not make us fetch keys. The claims count after the signature check.
+            jwt.decode(
+                token,
+                options={
+                    "verify_signature": False,
+                    "verify_exp": True,
+                    "verify_aud": True,
+                    "verify_iss": True,
+                    "require": ["exp", "iss", "aud"],
+                },
+                audience=self.settings.audience,
+                issuer=self.settings.issuer,
+            )
+            key = await self.keys.key(kid)
             claims = jwt.decode(
                 token,
                 key.key,
@@ -104,7 +124,7 @@ class OAuthResource:
             return "the access token was not issued by the expected authorization server"
         except jwt.InvalidSignatureError:
             return "the access token's signature does not verify"
-        except jwt.PyJWKClientError as exc:
+        except KeyUnavailable as exc:
             return f"the access token's signing key is unknown ({exc})"
         except jwt.InvalidTokenError as exc:
             return f"the access token is not valid ({exc})"
