@@ -57,11 +57,11 @@ def test_foreign_origin_403_and_foreign_host_421(server: Any) -> None:
 
 
 def test_token_from_environment(monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
-    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", "class-token-123")
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN", "class-token-12345")
     srv = serve(catalogue=catalogue)
     try:
-        assert srv.token == "class-token-123"
-        assert post(srv, INIT, token="class-token-123").status_code == 200
+        assert srv.token == "class-token-12345"
+        assert post(srv, INIT, token="class-token-12345").status_code == 200
     finally:
         srv.stop()
 

@@ -24,7 +24,7 @@ import anyio.to_thread
 from ..core._arguments import _formats
 from ..core._catalogue import Catalogue, RunIn, default_catalogue
 from ..core._errors import ServerError
-from ..core._identity import Identities, check_server_name, default_server_name
+from ..core._identity import MIN_TOKEN, Identities, check_server_name, default_server_name, guessable
 from ..core._secrets import new_token
 from ..core._store import Store
 from ..core._store_url import serve_store_as
@@ -43,6 +43,22 @@ from ._jupyter_link import publish as publish_link
 
 _lock = threading.RLock()
 _current: ServerHandle | None = None
+
+
+def _owner_token(given: str | None) -> str:
+    """The server token: `given`, else ``MCP_NOTEBOOK_TOKEN``, else a new random one.
+
+    The server token opens every tool to whoever holds it, so one that could be guessed (``x``,
+    ``1234``, a blank) is refused, saying where it came from, rather than served with.
+    """
+    where = "serve(token=...)" if given else "MCP_NOTEBOOK_TOKEN"
+    token = given or os.environ.get("MCP_NOTEBOOK_TOKEN") or None
+    if token is None:
+        return new_token()
+    if guessable(token):
+        got = len(token) if isinstance(token, str) else type(token).__name__
+        raise ValueError(t("serve.weak_token", where=where, got=got, min=MIN_TOKEN))
+    return token
 
 
 def serve(
@@ -154,7 +170,7 @@ def serve(
             if not allow_remote:
                 raise ServerError(t("serve.host_refused", host=host))
             warnings.warn(t("serve.not_loopback", host=host), UserWarning, stacklevel=2)
-        token = token or os.environ.get("MCP_NOTEBOOK_TOKEN") or new_token()
+        token = _owner_token(token)
         sock = bind_socket(host, port)
         port = sock.getsockname()[1]
         with contextlib.suppress(RuntimeError):

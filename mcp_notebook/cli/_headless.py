@@ -31,6 +31,7 @@ import os
 import queue
 import re
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -288,9 +289,26 @@ def _client_tokens(names: list[str], path: Path) -> dict[str, str]:
     return tokens
 
 
+def check_clients_file(path: Path) -> None:
+    """Refuse a clients file that is a link, not a plain file, or another user's.
+
+    Written through a link, the tokens would land wherever it points (a file others read), or
+    overwrite a file of yours; another user's file is theirs to read.
+    """
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise HeadlessError(t("headless.clients_file_unusable", path=str(path), error=exc)) from None
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+        raise HeadlessError(t("headless.clients_file_unsafe", path=str(path)))
+
+
 def _write_clients_file(path: Path, url: str, tokens: dict[str, str]) -> None:
     """Write the client tokens where only their owner can read them (0600 in a 0700 folder)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    check_clients_file(path)
     content = {
         "url": url,
         "clients": {
@@ -298,9 +316,16 @@ def _write_clients_file(path: Path, url: str, tokens: dict[str, str]) -> None:
             for name, token in tokens.items()
         },
     }
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
+        # O_NOFOLLOW: a link put there after the check is refused too (ELOOP), never followed.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise HeadlessError(t("headless.clients_file_unusable", path=str(path), error=exc)) from None
+    try:
+        if os.fstat(fd).st_uid != os.getuid():
+            raise HeadlessError(t("headless.clients_file_unsafe", path=str(path)))
         os.fchmod(fd, 0o600)  # a file that existed with wider permissions is narrowed first
+        os.ftruncate(fd, 0)
         os.write(fd, (json.dumps(content, indent=2) + "\n").encode())
     finally:
         os.close(fd)
@@ -320,13 +345,15 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
         cells = read_cells(notebook)
         for name in names:
             check_client_name(name)
+        server_name = getattr(args, "name", None) or default_server_name({"JPY_SESSION_NAME": str(notebook)})
+        tokens_path = (
+            Path(args.clients_file) if getattr(args, "clients_file", None) else clients_file(server_name)
+        )
+        if names:
+            check_clients_file(tokens_path)
     except (HeadlessError, ValueError) as exc:
         logger.error("%s", exc)
         return 2
-    server_name = getattr(args, "name", None) or default_server_name({"JPY_SESSION_NAME": str(notebook)})
-    tokens_path = (
-        Path(args.clients_file) if getattr(args, "clients_file", None) else clients_file(server_name)
-    )
     client_tokens = _client_tokens(names, tokens_path) if names else {}
     kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token, client_tokens=client_tokens)
     serving = False

@@ -58,7 +58,7 @@ STATE_KEY = "mcp_notebook.identity"
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _MAX_FORWARDED_USERS = 4096  # distinct Jupyter users remembered; a hub has far fewer per server
-_MIN_TOKEN = 16
+MIN_TOKEN = 16
 _SERVER_NAME_MAX = 100
 
 
@@ -238,14 +238,19 @@ def check_client_name(name: Any) -> None:
         raise ValueError(t("identity.reserved", name=name))
 
 
-def _check_token(token: Any) -> None:
-    if (
+def guessable(token: Any) -> bool:
+    """Whether `token` cannot serve as a credential: not a string, too short, or with spaces or controls."""
+    return (
         not isinstance(token, str)
-        or len(token) < _MIN_TOKEN
+        or len(token) < MIN_TOKEN
         or any(ch.isspace() or not ch.isprintable() for ch in token)
-    ):
+    )
+
+
+def _check_token(token: Any) -> None:
+    if guessable(token):
         got = f"{len(token)} characters" if isinstance(token, str) else type(token).__name__
-        raise ValueError(t("identity.bad_token", min=_MIN_TOKEN, got=got))
+        raise ValueError(t("identity.bad_token", min=MIN_TOKEN, got=got))
 
 
 def claims(identity: str | None, claimed: str | None) -> str | None:

@@ -46,6 +46,7 @@ from ..core._text import t
 GROUP_VARIABLE = "MCP_NOTEBOOK_PROGRESS_GROUP"
 DB_VARIABLE = "MCP_NOTEBOOK_PROGRESS_DB"
 MAX_RECORDS = 500
+MAX_BODY = 1024 * 1024  # 500 records of short fields take well under a tenth of it
 _SHORT = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 _TIME = re.compile(r"[0-9T:.+\-Z]{10,40}")
 
@@ -138,26 +139,47 @@ class _Handler(web.RequestHandler):
         self.finish(json.dumps({"message": message}, ensure_ascii=False))
 
 
+@web.stream_request_body
 class RecordsHandler(_Handler):
-    """``POST {prefix}api/records``: a learner's checks, as the hub identifies the learner."""
+    """``POST {prefix}api/records``: a learner's checks, as the hub identifies the learner.
+
+    The body is read only once its sender is known and its size is announced and small: the
+    service is reachable through the hub's proxy by anyone, and Tornado would otherwise hold up to
+    100 MB of every request in memory before asking for a token.
+    """
+
+    _user: dict[str, Any]
+    _body: bytearray
 
     def check_xsrf_cookie(self) -> None:
-        # Records come with an API token, never with the service's login cookie (see `post`), so a
-        # page elsewhere cannot make a browser send them.
+        # Records come with an API token, never with the service's login cookie (see `prepare`), so
+        # a page elsewhere cannot make a browser send them.
         return None
 
-    async def post(self) -> None:
+    async def prepare(self) -> None:
+        if self.request.method != "POST":
+            return
+        length = self.request.headers.get("Content-Length", "")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            raise web.HTTPError(413, t("progress.too_large", limit=MAX_BODY, records=MAX_RECORDS))
+        self.request.connection.set_max_body_size(MAX_BODY)  # type: ignore[union-attr]
         token = self.hub_auth.get_token(self, in_cookie=False)
         if not token:
             raise web.HTTPError(401, t("progress.token_required"))
         user = await self.hub_auth.user_for_token(token, sync=False)
         if not user or user.get("kind", "user") != "user":
             raise web.HTTPError(403, t("progress.not_a_user"))
+        self._user, self._body = user, bytearray()
+
+    def data_received(self, chunk: bytes) -> None:
+        self._body.extend(chunk)
+
+    async def post(self) -> None:
         try:
-            records = check_records(json.loads(self.request.body or b"null"))
+            records = check_records(json.loads(bytes(self._body) or b"null"))
         except ValueError as problem:
             raise web.HTTPError(400, t("progress.bad_records", limit=MAX_RECORDS, problem=problem)) from None
-        added = self.records.add(str(user["name"]), records)
+        added = self.records.add(str(self._user["name"]), records)
         self.finish({"added": added})
 
 

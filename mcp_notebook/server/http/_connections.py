@@ -24,6 +24,7 @@ is closed to make room, or, when none is waiting, the new one is closed at once.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import resource
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ class ConnectionLimits:
         return cls(
             header_timeout=_number(HEADER_TIMEOUT_VARIABLE, cls.header_timeout),
             body_timeout=_number(BODY_TIMEOUT_VARIABLE, cls.body_timeout),
-            max_connections=int(_number(MAX_CONNECTIONS_VARIABLE, default_max_connections())),
+            max_connections=int(_number(MAX_CONNECTIONS_VARIABLE, default_max_connections(), whole=True)),
         )
 
 
@@ -68,7 +69,7 @@ def default_max_connections() -> int:
     return max(16, min(1000, (soft - _KERNEL_RESERVE) // 2))
 
 
-def _number(variable: str, default: float) -> float:
+def _number(variable: str, default: float, *, whole: bool = False) -> float:
     value = os.environ.get(variable, "").strip()
     if not value:
         return default
@@ -76,7 +77,9 @@ def _number(variable: str, default: float) -> float:
         number = float(value)
     except ValueError:
         number = 0.0
-    if not number > 0:
+    # "inf" would turn a deadline or the cap off without a word (and crash int()): a defence is
+    # loosened only to a number someone wrote down.
+    if not 0 < number < math.inf or (whole and not number.is_integer()):
         raise ValueError(t("limits.bad_number", variable=variable, example=default, value=value))
     return number
 

@@ -89,6 +89,12 @@ class LimitedSessionManager(HookedSessionManager):
                 if not await self._take_over(session_id, identity, record, scope, records):
                     await _refuse(send, len(self._sessions_of(identity)), self.session_idle_timeout)
                     return
+            elif self._anothers(session_id, identity):
+                # Another credential's session, held here: answered as an unknown one, word for word as
+                # a process that does not hold it answers (the SDK's own refusal words it differently,
+                # which would tell the caller the id is live, and where).
+                await _unknown_session(send)
+                return
             elif records is not None and not self._still_open(session_id, records):
                 await _unknown_session(send)  # the client ended it through another process, or it expired
                 return
@@ -135,6 +141,11 @@ class LimitedSessionManager(HookedSessionManager):
                 logger.info("took over session %s, opened by another process", session_id[:8])
         records.used(session_id, record, taken_over=True)
         return True
+
+    def _anothers(self, session_id: str, identity: str) -> bool:
+        """Whether the session held here was opened by another identity than `identity`."""
+        state = self.sessions.get(session_id)
+        return state is not None and state.identity != identity
 
     def _still_open(self, session_id: str, records: SessionRecords) -> bool:
         """Whether a session held here is still open for every process (renewing its record); if not, end it."""
