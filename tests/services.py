@@ -205,6 +205,28 @@ class Replica:
         _stop(self.process)
 
 
+async def lone_client_latencies(url: str, token: str, calls: int, warmup: int = 5) -> list[float]:
+    """Seconds each of `calls` calls of the example's ``price`` tool took for one 2026-07-28 SDK
+    client on one kept-alive connection, one call after another (after `warmup` untimed ones)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    items = ["tea", "coffee", "cake"]
+    took = []
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)) as http,
+        Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client,
+    ):
+        for n in range(warmup + calls):
+            start = time.perf_counter()
+            result = await client.call_tool("price", {"item": items[n % 3]})
+            if n >= warmup:
+                took.append(time.perf_counter() - start)
+            assert result.is_error is False and result.structured_content["item"] == items[n % 3], result  # type: ignore[index]
+    return took
+
+
 class HAProxy:
     """Debian's ``haproxy`` running `config` (the repo's deploy/haproxy.cfg) in front of `backends`.
 
