@@ -142,7 +142,7 @@ class Replica:
 
     `workers` > 1 runs that many worker processes behind one port (``--workers``); the process
     this object holds is then their parent. Ready once every worker has said it started (its
-    JSON ``"event": "start"`` line) and the port answers.
+    JSON ``"event": "start"`` line, or `ready` for an app that is not ours) and the port answers.
     """
 
     def __init__(
@@ -153,6 +153,7 @@ class Replica:
         workers: int = 1,
         server: str = "uvicorn",
         module: str = "app:app",
+        ready: str = '"event": "start"',
     ) -> None:
         for _ in range(5):
             self.port = free_port()
@@ -178,7 +179,7 @@ class Replica:
             self.lines = Lines(self.process.stdout)
             try:
                 for _ in range(workers):
-                    self.lines.wait_for('"event": "start"', timeout=60)
+                    self.lines.wait_for(ready, timeout=60)
                 wait_for_port(self.port, process=self.process)
                 return
             except BaseException:
