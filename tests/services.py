@@ -142,7 +142,7 @@ class Replica:
 
     `workers` > 1 runs that many worker processes behind one port (``--workers``); the process
     this object holds is then their parent. Ready once every worker has said it started (its
-    JSON ``"event": "start"`` line) and the port answers.
+    JSON ``"event": "start"`` line, or `ready` for an app that is not ours) and the port answers.
     """
 
     def __init__(
@@ -153,6 +153,7 @@ class Replica:
         workers: int = 1,
         server: str = "uvicorn",
         module: str = "app:app",
+        ready: str = '"event": "start"',
     ) -> None:
         for _ in range(5):
             self.port = free_port()
@@ -178,7 +179,7 @@ class Replica:
             self.lines = Lines(self.process.stdout)
             try:
                 for _ in range(workers):
-                    self.lines.wait_for('"event": "start"', timeout=60)
+                    self.lines.wait_for(ready, timeout=60)
                 wait_for_port(self.port, process=self.process)
                 return
             except BaseException:
@@ -203,6 +204,28 @@ class Replica:
 
     def stop(self) -> None:
         _stop(self.process)
+
+
+async def lone_client_latencies(url: str, token: str, calls: int, warmup: int = 5) -> list[float]:
+    """Seconds each of `calls` calls of the example's ``price`` tool took for one 2026-07-28 SDK
+    client on one kept-alive connection, one call after another (after `warmup` untimed ones)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    items = ["tea", "coffee", "cake"]
+    took = []
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)) as http,
+        Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client,
+    ):
+        for n in range(warmup + calls):
+            start = time.perf_counter()
+            result = await client.call_tool("price", {"item": items[n % 3]})
+            if n >= warmup:
+                took.append(time.perf_counter() - start)
+            assert result.is_error is False and result.structured_content["item"] == items[n % 3], result  # type: ignore[index]
+    return took
 
 
 class HAProxy:

@@ -7,7 +7,9 @@ one notebook, workers of an exported app) see one state. How, each a choice:
   nothing committed (only a power cut could lose the last transactions), and a write costs no fsync.
 - Every write is a transaction; `claim` runs in one ``BEGIN IMMEDIATE`` (the write lock is taken
   before the row is read), so two processes never both claim a key. A busy file is waited for
-  (``timeout``), never failed at once.
+  (``timeout``), never failed at once, in steps of a millisecond or two (`_retrying`): SQLite's own
+  busy handler sleeps ever longer (up to 100 ms a step), and with many workers writing, a waiter
+  slept through many free moments (seconds at the 99th percentile).
 - A claim names its holder (host, process id, store instance). Closing a store releases its
   claims; a claim whose process has ended (a kernel restarted mid-call) is abandoned at once, not
   only when its lease ends.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import secrets
 import socket
 import sqlite3
@@ -40,6 +43,7 @@ _LIVE: set[str] = set()  # the instance tokens of this process's open stores (se
 _OPENING = threading.Lock()  # a new file is created, then opened, before any other store may open it
 _COLUMNS = "namespace=? AND server=? AND identity=? AND tool=? AND key=?"
 _BUCKET = "bucket"  # the holder of a rate limit's token bucket (`_take`): never a claim, never a value
+_WRITE_STEP_MS = 2  # SQLite's busy handler gives up after this long; `_begin` then tries again
 
 
 class SQLiteStore(Store):
@@ -64,6 +68,7 @@ class SQLiteStore(Store):
         timeout: float = 30.0,
     ) -> None:
         super().__init__(clock=clock)
+        self._timeout = timeout
         self.path = str(path) if path is not None else str(default_path())
         memory = self.path == ":memory:"
         with _OPENING:
@@ -75,8 +80,10 @@ class SQLiteStore(Store):
                 with contextlib.suppress(FileExistsError):
                     os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
             # One connection shared under a lock: simpler than one per thread, and statements are short.
+            # SQLite's busy handler sleeps ever longer steps (up to 100 ms); it is cut short here and
+            # `_retrying` waits out the rest in short steps.
             self._db = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                self.path, timeout=_WRITE_STEP_MS / 1000, isolation_level=None, check_same_thread=False
             )
         self._lock = threading.Lock()
         self._token = secrets.token_hex(8)
@@ -118,13 +125,33 @@ class SQLiteStore(Store):
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """A write transaction that holds the file's write lock from its start (the caller holds `_lock`)."""
-        self._db.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+    def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``: the write lock, waited for in short steps until `timeout`."""
+        self._retrying("BEGIN IMMEDIATE", ())
+
+    def _retrying(self, sql: str, values: tuple[Any, ...]) -> sqlite3.Cursor:
+        """`sql` run again while another process holds the lock it needs, until `timeout`.
+
+        Each try waits up to `_WRITE_STEP_MS` in SQLite's busy handler; then a little jitter, so
+        that waiting workers do not wake in lockstep. (Under WAL only writers wait for each other;
+        a read waits only while a crashed writer's journal is recovered.)
+        """
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                return self._db.execute(sql, values)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(random.uniform(0, 0.0005))
 
     def _json(self, value: Any) -> str:
         try:
@@ -136,7 +163,7 @@ class SQLiteStore(Store):
     # -- the primitives ----------------------------------------------------------------------------------
     def _get(self, slot: Slot, definition: str, default: Any) -> Any:
         with self._lock:
-            row = self._db.execute(
+            row = self._retrying(
                 f"SELECT value, definition FROM entries WHERE {_COLUMNS} AND holder IS NULL AND expires > ?",
                 (*slot, self.now()),
             ).fetchone()
@@ -245,12 +272,12 @@ class SQLiteStore(Store):
         if server is not None:
             query, values = query + " AND server=?", (*values, server)
         with self._lock:
-            (count,) = self._db.execute(query, values).fetchone()
+            (count,) = self._retrying(query, values).fetchone()
         return int(count)
 
     def _trim(self, namespace: str, server: str, limit: int) -> int:
         with self._lock:
-            (count,) = self._db.execute(
+            (count,) = self._retrying(
                 "SELECT COUNT(*) FROM entries WHERE namespace=? AND server=?", (namespace, server)
             ).fetchone()
             if count <= limit:
