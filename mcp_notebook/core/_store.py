@@ -31,6 +31,9 @@ The contract:
   per second), atomically, across processes for a shared store: replicas behind a load balancer
   share one limit per identity and tool, not one each. A bucket left alone until it is full
   again is gone (its entry expires then): absent and full are the same.
+- **Changes.** `changes(channel)` opens a `ChangeFeed` (`_changes`): what any follower of the
+  channel publishes, through any store that shares this one, every follower reads once. A store
+  of one process keeps it in memory; SQLite in a change log, Redis through pub/sub.
 - **Values are JSON** (results are JSON dicts already) in every store that leaves the process.
   `MemoryStore` keeps values as they are, which lets a handle stand for a live object.
 
@@ -68,6 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ._changes import ChangeFeed, MemoryChannels
 from ._errors import MCPNotebookError
 from ._text import t
 
@@ -259,6 +263,7 @@ class Store(abc.ABC):
         self._flights: dict[Slot, _Flight] = {}
         self._flights_lock = threading.Lock()
         self._closing = threading.Event()  # wakes the waiters on other processes' runs (`_wait_for_others`)
+        self._channels = MemoryChannels()
 
     # -- the interface ---------------------------------------------------------------------------------
     def now(self) -> float:
@@ -337,6 +342,15 @@ class Store(abc.ABC):
         """Delete every expired entry (writes also do it now and then); how many were deleted."""
         self._check_open()
         return self._purge(self.now())
+
+    def changes(self, channel: str) -> ChangeFeed:
+        """Follow `channel`'s changes, published through any store that shares this one (`_changes`).
+
+        This implementation: within this process only; a store that other processes share
+        overrides it. Close the feed when done (closing the store does not).
+        """
+        self._check_open()
+        return self._channels.open(channel)
 
     def close(self) -> None:
         """Release the store's resources; safe to call twice. A closed store refuses every call."""

@@ -24,6 +24,7 @@ may only touch keys of one slot. Values are JSON.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -32,12 +33,13 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 
+from ._changes import ChangeFeed
 from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError
 from ._text import t
 
@@ -372,6 +374,25 @@ class RedisStore(Store):
                 self._presence.disconnect()
             self._redis.close()
 
+    # -- changes: pub/sub ------------------------------------------------------------------------------
+    def changes(self, channel: str) -> ChangeFeed:
+        """Follow `channel` through Redis pub/sub: what any process on this Redis publishes."""
+        self._check_open()
+        name = f"{self.prefix}changes:{channel}"
+        try:
+            listener = self._redis.pubsub(ignore_subscribe_messages=True)
+            listener.subscribe(name)
+        except redis.RedisError as exc:
+            raise StoreError(t("store.redis_failed", url=self._shown, error=exc)) from exc
+        return _PubSubFeed(self, name, listener)
+
+    def _publish_change(self, name: str, event: Any) -> None:
+        self._check_open()
+        try:
+            self._redis.publish(name, self._json(event))
+        except redis.RedisError as exc:
+            raise StoreError(t("store.redis_failed", url=self._shown, error=exc)) from exc
+
     # -- who holds a claim --------------------------------------------------------------------------------
     def _claimant(self) -> str:
         """This instance's holder name, naming the connection that stays open while it lives."""
@@ -401,6 +422,49 @@ class RedisStore(Store):
         except redis.RedisError:
             return True
         return any(client.get("name") == f"mcp-notebook-{parts[2]}" for client in listed)
+
+
+class _PubSubFeed(ChangeFeed):
+    """A Redis pub/sub channel, heard on a connection of its own."""
+
+    def __init__(self, store: RedisStore, name: str, listener: Any) -> None:
+        self._store, self._name, self._listener = store, name, listener
+        self._closed = False
+
+    def publish(self, event: Mapping[str, Any]) -> None:
+        self._store._publish_change(self._name, dict(event))
+
+    def read(self, wait: float) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        deadline = time.monotonic() + wait
+        while not self._closed:
+            # Once one event is here, only what has already arrived; before, up to the deadline (a
+            # None may also be a subscribe confirmation, which redis-py swallows).
+            timeout = 0.0 if events else deadline - time.monotonic()
+            if timeout < 0:
+                break
+            try:
+                message = self._listener.get_message(timeout=timeout)
+            except (redis.RedisError, ValueError, AttributeError, RuntimeError):
+                # Closed meanwhile, or the connection broke: redis-py reconnects and subscribes again
+                # on the next read (what was published in between is lost: subscribers re-read).
+                break
+            if message is None:
+                if events:
+                    break
+                continue
+            if message.get("type") == "message":
+                try:
+                    events.append(json.loads(message["data"]))
+                except ValueError:
+                    continue  # not one of ours
+        return events
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(Exception):
+                self._listener.close()
 
 
 def _digest(text: str, size: int) -> str:

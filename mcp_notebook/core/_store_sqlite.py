@@ -28,11 +28,22 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ._store import Claim, ClaimStatus, Slot, Store, StoreError, StoreValueError, default_path, refill
+from ._changes import FOLLOW_INTERVAL, KEEP_CHANGES, ChangeFeed
+from ._store import (
+    Claim,
+    ClaimStatus,
+    Slot,
+    Store,
+    StoreClosed,
+    StoreError,
+    StoreValueError,
+    default_path,
+    refill,
+)
 from ._text import t
 
 # 3: one table of namespaced, scoped entries (the Store). 2 and 1 were the idempotency keys' own
@@ -120,6 +131,12 @@ class SQLiteStore(Store):
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires)")
         self._db.execute("CREATE INDEX IF NOT EXISTS entries_age ON entries (namespace, server, created)")
+        # The change log (`changes`): appended to, read past the last id seen, old rows deleted.
+        # AUTOINCREMENT: an id is never given twice, even after the rows before it were deleted.
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS changes (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "channel TEXT NOT NULL, event TEXT NOT NULL, created REAL NOT NULL)"
+        )
         self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
 
     @contextlib.contextmanager
@@ -303,6 +320,32 @@ class SQLiteStore(Store):
         with self._lock, self._transaction():
             return int(self._db.execute("DELETE FROM entries WHERE expires <= ?", (now,)).rowcount)
 
+    # -- the change log ----------------------------------------------------------------------------------
+    def changes(self, channel: str) -> ChangeFeed:
+        """Follow `channel` in this file's change log: what any process on this file publishes."""
+        self._check_open()
+        with self._lock:
+            (last,) = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM changes").fetchone()
+        return _LogFeed(self, channel, int(last))
+
+    def _append_change(self, channel: str, event: Any) -> None:
+        self._check_open()
+        text = self._json(event)
+        now = self.now()
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO changes (channel, event, created) VALUES (?, ?, ?)", (channel, text, now)
+            )
+            self._db.execute("DELETE FROM changes WHERE created < ?", (now - KEEP_CHANGES,))
+
+    def _changes_after(self, channel: str, last: int) -> list[tuple[int, str]]:
+        self._check_open()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, event FROM changes WHERE id > ? AND channel = ? ORDER BY id", (last, channel)
+            ).fetchall()
+        return [(int(number), str(text)) for number, text in rows]
+
     def _close(self) -> None:
         _LIVE.discard(self._token)
         with self._lock:
@@ -315,6 +358,36 @@ class SQLiteStore(Store):
                 pass
             finally:
                 self._db.close()
+
+
+class _LogFeed(ChangeFeed):
+    """A channel of a SQLite file's change log, read past the last id seen (polled: `FOLLOW_INTERVAL`)."""
+
+    def __init__(self, store: SQLiteStore, channel: str, last: int) -> None:
+        self._store, self._channel, self._last = store, channel, last
+        self._closed = threading.Event()
+
+    def publish(self, event: Mapping[str, Any]) -> None:
+        self._store._append_change(self._channel, dict(event))
+
+    def read(self, wait: float) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + wait
+        while not self._closed.is_set():
+            try:
+                rows = self._store._changes_after(self._channel, self._last)
+            except (StoreClosed, sqlite3.Error):
+                return []  # a closed store (the app is stopping) or a busy file: the next read tries again
+            if rows:
+                self._last = rows[-1][0]
+                return [json.loads(text) for _, text in rows]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._closed.wait(min(FOLLOW_INTERVAL, left))  # a poll interval: the log cannot wake anyone
+        return []
+
+    def close(self) -> None:
+        self._closed.set()
 
 
 def _alive(holder: str) -> bool:

@@ -23,6 +23,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
@@ -51,6 +52,7 @@ from ._activity import DEFAULT_MAX_BYTES, ActivityLog
 from ._approval import ApprovalPolicy
 from ._audit import AuditTrail
 from ._calls import ToolCalls
+from ._changes import ChangeRelay
 from ._data import DataHandlers, KeptResults
 from ._guardrails import Guardrails
 from ._paging import page
@@ -147,6 +149,9 @@ class ToolServer:
         # What each handshake-era session asked for, dropped when it ends (the HTTP session manager says).
         self.sessions = Sessions()
         self._bus = InMemorySubscriptionBus()
+        # An exported app's processes share changes through the store (`_changes`); a kernel's one
+        # server tells its clients itself.
+        self.relay: ChangeRelay | None = None
         self.listen_handler = ListenHandler(self._bus)
         # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
         # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
@@ -321,7 +326,16 @@ class ToolServer:
         """Tell every connected client, of either era, about a catalogue change.
 
         `kind` is a catalogue event: ``"tools"``, ``"resources"``, ``"prompts"`` or ``"resource:<uri>"``.
+        With a `relay` (an exported app: several processes), the change goes on the store's change
+        feed and every process, this one too, tells its own clients as it reads it there.
         """
+        if self.relay is not None:
+            await anyio.to_thread.run_sync(self.relay.publish, kind)
+            return
+        await self.deliver(kind)
+
+    async def deliver(self, kind: str) -> None:
+        """Tell this process's clients, of either era, about a catalogue change (see `notify`)."""
         if kind.startswith("resource:"):
             await self.data.resource_updated(kind.removeprefix("resource:"))
             return

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import anyio
+from anyio.abc import TaskStatus
 from starlette.types import Receive, Scope, Send
 
 from ..core._catalogue import Catalogue, default_catalogue
@@ -35,6 +36,7 @@ from ..core._text import t
 from ..runtime._execution import KernelPump, ToolRunner
 from ._approval import ApprovalPolicy
 from ._assembly import http_app, tool_server
+from ._changes import ChangeRelay
 from ._protocol import SERVICE_INSTRUCTIONS, SERVICE_TITLE
 from ._service_config import ServiceConfig, ServiceConfigError, load_config, shown_store
 from ._service_log import setup_logging
@@ -170,17 +172,36 @@ class ServiceApp:
         async def told() -> Any:
             return replay.pop() if replay else await receive()
 
+        relay, following = self._relay(), anyio.CancelScope()
+
+        async def follow(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+            with following:
+                await relay.follow(task_status=task_status)
+
+        # This process's changes (a tool that calls publish()) go on the store's feed; what the
+        # feed carries, from any worker or replica, this process tells its own clients.
+        unsubscribe = self.tools.catalogue.subscribe(relay.publish)
         try:
             async with anyio.create_task_group() as group:
                 # Calls that become tasks run in the task manager's group for as long as the app
                 # runs: they outlive the request that started them (as in a kernel's server).
                 await group.start(self.tools.tasks.run)
+                await group.start(follow)
                 try:
                     await self._app(scope, told, send)
                 finally:
                     self.tools.tasks.stop()
+                    following.cancel()
         finally:
+            unsubscribe()
+            relay.close()
             self.tools.close()
+
+    def _relay(self) -> ChangeRelay:
+        """The relay of this app's changes through its store (`_changes`), made the server's."""
+        feed = self.tools.guards.store().changes(self.config.name)
+        self.tools.relay = ChangeRelay(feed, self.tools.deliver)
+        return self.tools.relay
 
     def check_store(self) -> None:
         """Write, read and delete one entry: a store that cannot work stops the app at start.

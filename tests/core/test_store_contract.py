@@ -638,3 +638,38 @@ class TestStoreContract:
         ):
             with pytest.raises(StoreClosed, match="This store is closed"):
                 call()
+
+
+class TestChangeFeedContract:
+    """`Store.changes`: what one follower publishes, every follower of the channel reads once."""
+
+    WAIT = 10.0  # seconds a read may wait for an event that was published (returns at once when here)
+
+    def test_every_follower_of_a_channel_reads_each_change_once_the_publisher_too(self, store: Store) -> None:
+        early, other = store.changes("shop"), store.changes("elsewhere")
+        early.publish({"kind": "tools"})
+        late = store.changes("shop")  # opened after the first change: reads only what follows
+        late.publish({"kind": "resource", "uri": "notes://a"})
+        assert early.read(self.WAIT) == [{"kind": "tools"}, {"kind": "resource", "uri": "notes://a"}]
+        assert late.read(self.WAIT) == [{"kind": "resource", "uri": "notes://a"}]
+        assert early.read(0) == [] and late.read(0) == [] and other.read(0) == []
+        for feed in (early, other, late):
+            feed.close()
+
+    def test_a_change_published_through_another_instance_is_read(self, shared: Backend, clock: Clock) -> None:
+        with shared.open(clock) as one, shared.open(clock) as two:
+            reader, writer = one.changes("shop"), two.changes("shop")
+            writer.publish({"kind": "prompts"})
+            assert reader.read(self.WAIT) == [{"kind": "prompts"}]
+            assert writer.read(self.WAIT) == [{"kind": "prompts"}]
+            reader.close()
+            writer.close()
+
+    def test_a_closed_feed_reads_nothing_and_does_not_wait(self, store: Store) -> None:
+        feed = store.changes("shop")
+        feed.publish({"kind": "tools"})
+        feed.close()
+        feed.close()  # twice is fine
+        threads, outcomes = in_threads(1, lambda: feed.read(60))
+        join(threads)
+        assert outcomes == [[]]

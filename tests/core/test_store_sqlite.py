@@ -123,3 +123,16 @@ def test_korean_messages(tmp_path: Path) -> None:
         pytest.raises(TypeError, match="SQLiteStore는 JSON 값"),
     ):
         store.put(IDEMPOTENCY, SCOPE, KEY, object(), ttl=60)
+
+
+def test_the_change_log_forgets_changes_older_than_a_minute(tmp_path: Path) -> None:
+    now = [1_700_000_000.0]
+    with SQLiteStore(tmp_path / "state.sqlite3", clock=lambda: now[0]) as store:
+        feed = store.changes("shop")
+        feed.publish({"kind": "tools"})
+        now[0] += 61
+        feed.publish({"kind": "prompts"})
+        (rows,) = store._db.execute("SELECT COUNT(*) FROM changes").fetchone()
+        assert rows == 1
+        assert feed.read(5) == [{"kind": "prompts"}]  # a follower a minute late misses what was deleted
+        feed.close()
