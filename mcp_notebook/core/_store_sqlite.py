@@ -325,7 +325,7 @@ class SQLiteStore(Store):
         """Follow `channel` in this file's change log: what any process on this file publishes."""
         self._check_open()
         with self._lock:
-            (last,) = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM changes").fetchone()
+            (last,) = self._retrying("SELECT COALESCE(MAX(id), 0) FROM changes", ()).fetchone()
         return _LogFeed(self, channel, int(last))
 
     def _append_change(self, channel: str, event: Any) -> None:
@@ -341,7 +341,7 @@ class SQLiteStore(Store):
     def _changes_after(self, channel: str, last: int) -> list[tuple[int, str]]:
         self._check_open()
         with self._lock:
-            rows = self._db.execute(
+            rows = self._retrying(
                 "SELECT id, event FROM changes WHERE id > ? AND channel = ? ORDER BY id", (last, channel)
             ).fetchall()
         return [(int(number), str(text)) for number, text in rows]
