@@ -13,5 +13,5 @@ _BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0
 
 
 def escape_line_breaks(encoded: str) -> str:
-    """`encoded` (JSON text, no newline in it) with the Unicode line breaks JSON leaves raw escaped."""
+    """`encoded` (a line of JSON, or of a text log) with the Unicode line breaks JSON leaves raw escaped."""
     return encoded.translate(_BREAKS)

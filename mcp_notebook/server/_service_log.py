@@ -36,6 +36,20 @@ class JSONLines(logging.Formatter):
         return escape_line_breaks(json.dumps(line, ensure_ascii=False, default=str))
 
 
+class TextLines(logging.Formatter):
+    """A log record as text; the Unicode line breaks in it written as ``\\u2028`` and the like.
+
+    A message can carry a client's values; raw, those characters would split one line in two for
+    every reader that honours them (an ASCII newline in a traceback stays: that is text's own way).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return escape_line_breaks(super().format(record))
+
+
 _handler: logging.Handler | None = None
 
 
@@ -44,11 +58,7 @@ def setup_logging(log_format: str, level: str) -> None:
     global _handler
     if _handler is None:
         _handler = logging.StreamHandler(sys.stdout)
-    _handler.setFormatter(
-        JSONLines()
-        if log_format == "json"
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    )
+    _handler.setFormatter(JSONLines() if log_format == "json" else TextLines())
     for name in _LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers = [

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, tool
-from mcp_notebook.server._service_log import JSONLines
+from mcp_notebook.server._service_log import JSONLines, TextLines
 from tests.conftest import serve_unattended
 from tests.security.conftest import client_as
 
@@ -78,3 +78,9 @@ def test_a_service_log_line_with_line_breaks_stays_one_line() -> None:
     assert len(line.splitlines()) == 1
     parsed = json.loads(line)
     assert parsed["message"] == f"called {BREAKS}" and parsed["client"] == FORGED
+
+
+def test_a_text_log_line_with_line_breaks_stays_one_line() -> None:
+    record = logging.LogRecord("mcp_notebook", logging.INFO, __file__, 1, "called %s", (FORGED,), None)
+    line = TextLines().format(record)
+    assert len(line.splitlines()) == 1 and line.endswith("\\u2029one\\u2028two\\u2029three\\u0085four")
