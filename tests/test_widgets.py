@@ -5,8 +5,10 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import html
+import re
 import textwrap
 import threading
+import time
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -14,8 +16,10 @@ import pytest
 from annotated_types import Ge, Le
 
 import mcp_notebook
-from mcp_notebook import Catalogue, serve, tool
+from mcp_notebook import Catalogue, get_language, serve, set_language, tool
+from mcp_notebook.server._approval import ApprovalRequest
 from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
+from mcp_notebook.widgets._panel import MAX_OUTCOMES, outcome
 from tests.conftest import connect
 from tests.kernel import Kernel
 
@@ -37,12 +41,16 @@ def define(catalogue: Catalogue) -> None:
 
 
 def wait_for_prompt(panel: ServerPanel) -> ApprovalPrompt:
+    """The panel's prompt of a call waiting now (decided ones have left a line in their place)."""
     shown = threading.Event()
     panel.server.approval.listeners.append(lambda request: shown.set())
-    if not panel.approvals.children:
+
+    def waiting() -> list[Any]:
+        return [c for c in panel.approvals.children if isinstance(c, ApprovalPrompt) and c.decision is None]
+
+    if not waiting():
         assert shown.wait(10), "no approval prompt appeared"
-    prompt = panel.approvals.children[0]
-    assert isinstance(prompt, ApprovalPrompt)
+    (prompt,) = waiting()
     return prompt
 
 
@@ -69,13 +77,66 @@ def test_clicking_a_prompt_decides_the_waiting_call(catalogue: Catalogue, button
             result = pending.result(30)
         assert expected in result.content[0].text
         assert prompt.decision in ("approved", "denied") and prompt.approve_button.disabled
-        assert panel.approvals.children == ()  # answered prompts leave the panel
+        # The prompt leaves one line in its place: what happened, to which tool, for whom, and when.
+        (line,) = panel.outcomes
+        assert re.fullmatch(r"\d\d:\d\d:\d\d (approved|denied): delete_row .*owner.*", line), line
+        assert not any(isinstance(child, ApprovalPrompt) for child in panel.approvals.children)
         panel.activity.flush()
         rows = activity_rows(panel)
         assert any("tools/call" in row and "delete_row" in row for row in rows)
         assert repr(panel) == f"<MCP server panel: {srv.url}, approval='ask'>"
     finally:
         srv.stop()
+
+
+def test_decided_prompts_leave_a_bounded_list_of_lines(catalogue: Catalogue) -> None:
+    define(catalogue)
+    srv = serve(catalogue=catalogue, approval_timeout=30)
+    try:
+        panel = srv.panel()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            for row in range(MAX_OUTCOMES + 2):
+                pending = pool.submit(outside_call, srv, "delete_row", {"row": row})
+                wait_for_prompt(panel).deny_button.click()
+                assert "declined" in pending.result(30).content[0].text
+        assert len(panel.outcomes) == MAX_OUTCOMES
+        assert all(" denied: delete_row did not run; owner was told" in line for line in panel.outcomes)
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize(
+    ("decide", "english", "korean"),
+    [
+        (
+            "approve",
+            "approved: wipe ran for claude-code.",
+            "승인: claude-code의 요청으로 wipe가 실행되었습니다.",
+        ),
+        (
+            "deny",
+            "denied: wipe did not run; claude-code was told",
+            "거부: wipe는 실행되지 않았고, claude-code에게",
+        ),
+        ("_resolve:timeout", "expired: nobody answered in time", "시간 초과: 아무도 제때 답하지 않아"),
+        (
+            "_resolve:withdrawn",
+            "withdrawn: claude-code went away",
+            "취소: 답하기 전에 claude-code의 연결이 끊겨",
+        ),
+    ],
+)
+def test_each_outcome_says_what_happened_in_both_languages(decide: str, english: str, korean: str) -> None:
+    request = ApprovalRequest(1, "wipe", None, None, {}, {}, "claude-code")
+    method, _, argument = decide.partition(":")
+    getattr(request, method)(*([argument] if argument else []))
+    assert english in outcome(request)
+    before = get_language()
+    set_language("ko")
+    try:
+        assert korean in outcome(request)
+    finally:
+        set_language(before)
 
 
 def test_panel_shows_calls_waiting_before_it_was_made(catalogue: Catalogue) -> None:
@@ -385,3 +446,12 @@ def test_a_busy_server_adds_rows_not_widgets_and_keeps_one_panel(catalogue: Cata
     finally:
         srv.stop()
     assert "stopped" in panel.header.value
+
+
+@pytest.mark.parametrize(("timeout", "noted"), [(120, True), (45, False)])
+def test_a_long_countdown_says_that_many_clients_stop_waiting_sooner(timeout: int, noted: bool) -> None:
+    request = ApprovalRequest(1, "wipe", None, None, {}, {}, "claude-code")
+    request.deadline = time.monotonic() + timeout
+    shown = html.unescape(ApprovalPrompt(request).countdown.value)
+    assert re.match(r"<i>\d+ s left</i>", shown)
+    assert ("many clients give up after 60 s" in shown) is noted

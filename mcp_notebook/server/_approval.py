@@ -74,6 +74,7 @@ class ApprovalRequest:
     claimed: str | None = field(default=None, repr=False)  # what the client says it is: shown, not trusted
     created: float = field(default_factory=time.time, repr=False)  # a repr that prints the same in every run
     decision: Decision | None = None
+    decided: float | None = field(default=None, repr=False)  # time.time() when it was decided
     # The definition the person is shown (`ToolEntry.fingerprint`): "always allow" allows that one.
     definition: str | None = field(default=None, repr=False)
     deadline: float | None = field(default=None, repr=False)  # time.monotonic() when it times out
@@ -109,6 +110,7 @@ class ApprovalRequest:
             if self.decision is not None:
                 return  # the first answer counts (a late click after a timeout changes nothing)
             self.decision = decision
+            self.decided = time.time()
             callbacks = list(self._on_resolve)
         for callback in callbacks:
             callback(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import time
 from typing import Any
 
 import ipywidgets as widgets
@@ -51,6 +52,7 @@ class ApprovalPrompt(widgets.VBox):
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
         self.countdown = widgets.HTML("")
         self._shown_seconds: int | None = None
+        self._long_wait = False
         self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("panel.deny"), button_style="danger")
         self.always_button = widgets.Button(
@@ -76,8 +78,12 @@ class ApprovalPrompt(widgets.VBox):
     def _show_time_left(self, seconds: float) -> None:
         whole = math.ceil(seconds)
         if whole != self._shown_seconds and self.request.decision is None:
+            if self._shown_seconds is None:
+                # Honest time: the server waits this long, but many clients stop waiting at 60 s.
+                self._long_wait = whole > CLIENTS_GIVE_UP
             self._shown_seconds = whole
-            self.countdown.value = f"<i>{html.escape(t('panel.time_left', seconds=whole))}</i>"
+            note = f" <span>· {html.escape(t('panel.clients_give_up'))}</span>" if self._long_wait else ""
+            self.countdown.value = f"<i>{html.escape(t('panel.time_left', seconds=whole))}</i>{note}"
 
     @property
     def decision(self) -> str | None:
@@ -92,14 +98,27 @@ class ApprovalPrompt(widgets.VBox):
         for button in (self.approve_button, self.deny_button, self.always_button):
             button.disabled = True
         self.countdown.value = ""
-        if request.decision == "withdrawn":
-            self.status.value = f"<i>{html.escape(t('panel.withdrawn'))}</i>"
-        else:
-            self.status.value = f"<i>{html.escape(t('panel.decided', decision=request.decision))}</i>"
+        self.status.value = f"<i>{html.escape(outcome(request))}</i>"
 
     def __repr__(self) -> str:
         tool = visible(self.request.tool)
         return f"<approval request #{self.request.id}: {tool} ({self.request.decision or 'pending'})>"
+
+
+CLIENTS_GIVE_UP = 60  # seconds: the request timeout of many clients (the SDKs', Inspector's)
+MAX_OUTCOMES = 10  # lines left by decided prompts; older ones go
+
+
+def outcome(request: ApprovalRequest) -> str:
+    """One line: what happened to the request and when (``14:03:07 denied: wipe did not run ...``)."""
+    when = time.strftime("%H:%M:%S", time.localtime(request.decided or time.time()))
+    client = visible(request.client or t("panel.unknown_client"), one_line=True)
+    return t(
+        f"panel.outcome.{request.decision}",
+        time=when,
+        tool=visible(request.tool, one_line=True),
+        client=client,
+    )
 
 
 def _effect(annotations: dict[str, Any]) -> str:
@@ -161,10 +180,26 @@ class ServerPanel(widgets.VBox):
         """Add an approval prompt (called from the server's thread: only traits are set)."""
         prompt = ApprovalPrompt(request)
         self.approvals.children = (*self.approvals.children, prompt)
-        request._on_resolve.append(lambda _: self._drop_prompt(prompt))
+        request._on_resolve.append(lambda _: self._leave_outcome(prompt))
 
-    def _drop_prompt(self, prompt: ApprovalPrompt) -> None:
-        self.approvals.children = tuple(child for child in self.approvals.children if child is not prompt)
+    def _leave_outcome(self, prompt: ApprovalPrompt) -> None:
+        """Put one line saying what happened, and when, where the decided prompt was."""
+        line = widgets.HTML(f"<div class='mcp-outcome'>{html.escape(outcome(prompt.request))}</div>")
+        line.add_class("mcp-outcome")
+        children = [line if child is prompt else child for child in self.approvals.children]
+        lines = [child for child in children if not isinstance(child, ApprovalPrompt)]
+        for old in lines[: max(0, len(lines) - MAX_OUTCOMES)]:
+            children.remove(old)
+        self.approvals.children = tuple(children)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The lines decided prompts left, oldest first (plain text)."""
+        return [
+            html.unescape(child.value.split(">", 1)[1].rsplit("<", 1)[0])
+            for child in self.approvals.children
+            if not isinstance(child, ApprovalPrompt)
+        ]
 
     def show_call(self, record: Any) -> None:
         """Queue one request for the activity log (on the server's thread; rendered off its path)."""
