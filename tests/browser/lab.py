@@ -15,6 +15,7 @@ import queue
 import re
 import subprocess
 import sys
+import textwrap
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -172,6 +173,28 @@ def chromium(playwright: Any) -> Any:
             "--disable-quic",
         ],
     )
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    """A notebook at `path` of code `cells` (each dedented), for the Python 3 kernel."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in cells]
+    nbformat.write(notebook, path)
+
+
+def run_all(page: Any, base: str, notebook: str) -> Any:
+    """Open `notebook` in JupyterLab, wait for its kernel, run every cell; the output areas' locator.
+
+    The command is started inside braces so the page returns at once instead of awaiting every cell;
+    the locator is the outputs, since the editors hold the same words as source.
+    """
+    page.goto(f"{base}/lab/tree/{notebook}?reset", timeout=60 * SECONDS)
+    page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    return page.locator(".jp-OutputArea-output")
 
 
 KERNEL_IDLE = (

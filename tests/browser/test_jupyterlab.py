@@ -10,16 +10,23 @@ import concurrent.futures
 import json
 import re
 import sys
-import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import anyio
-import nbformat
 import pytest
 
-from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
+from tests.browser.lab import (
+    ARTIFACTS,
+    NO_TOKEN,
+    SECONDS,
+    base_of,
+    chromium,
+    jupyterlab,
+    run_all,
+    write_notebook,
+)
 from tests.conftest import connect
 
 pytestmark = pytest.mark.browser
@@ -49,13 +56,6 @@ CELLS = [
 ]
 
 
-def write_notebook(folder: Path) -> None:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
-    nbformat.write(notebook, folder / NOTEBOOK)
-
-
 def outside_call(remote: Any, name: str, arguments: dict[str, Any]) -> Any:
     async def main() -> Any:
         with anyio.fail_after(90):
@@ -75,7 +75,7 @@ def test_a_person_approves_an_outside_call_in_jupyterlab(tmp_path: Path) -> None
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path)
+    write_notebook(tmp_path / NOTEBOOK, CELLS)
     # Exits run bottom up: the browser closes, then JupyterLab stops (ending the kernel, so a call
     # still waiting fails at once), then the client's thread is joined.
     with (
@@ -87,11 +87,7 @@ def test_a_person_approves_an_outside_call_in_jupyterlab(tmp_path: Path) -> None
         browser = chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 960})
         try:
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
-            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
-            # Braces: return at once instead of awaiting every cell.
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-            outputs = page.locator(".jp-OutputArea-output")  # the editors hold the same words as source
+            outputs = run_all(page, base, NOTEBOOK)
             outputs.filter(has_text=READY).wait_for(timeout=90 * SECONDS)
             remote = read_server_json(tmp_path)
 

@@ -13,16 +13,23 @@ from __future__ import annotations
 
 import concurrent.futures
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
-import nbformat
 import pytest
 
-from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
+from tests.browser.lab import (
+    ARTIFACTS,
+    NO_TOKEN,
+    SECONDS,
+    base_of,
+    chromium,
+    jupyterlab,
+    run_all,
+    write_notebook,
+)
 from tests.browser.test_jupyterlab import read_server_json
 from tests.conftest import connect
 
@@ -77,13 +84,6 @@ TEXT_BOX = """(root) => {
 }"""
 
 
-def write_notebook(folder: Path) -> None:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
-    nbformat.write(notebook, folder / NOTEBOOK)
-
-
 def spoofing_call(remote: Any) -> Any:
     async def main() -> Any:
         with anyio.fail_after(120):
@@ -99,7 +99,7 @@ def test_the_real_tool_and_the_buttons_are_on_the_prompts_first_screen(tmp_path:
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path)
+    write_notebook(tmp_path / NOTEBOOK, CELLS)
     # Exits run bottom up: the browser closes, then JupyterLab stops (ending the kernel, so a call
     # still waiting fails at once), then the client's thread is joined.
     with (
@@ -111,10 +111,7 @@ def test_the_real_tool_and_the_buttons_are_on_the_prompts_first_screen(tmp_path:
         browser = chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 960})
         try:
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
-            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-            outputs = page.locator(".jp-OutputArea-output")
+            outputs = run_all(page, base, NOTEBOOK)
             outputs.filter(has_text=READY).wait_for(timeout=90 * SECONDS)
             pending = pool.submit(spoofing_call, read_server_json(tmp_path))
 

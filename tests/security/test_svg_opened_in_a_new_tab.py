@@ -12,13 +12,20 @@ ran there.
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
+from tests.browser.lab import (
+    ARTIFACTS,
+    NO_TOKEN,
+    SECONDS,
+    base_of,
+    chromium,
+    jupyterlab,
+    run_all,
+    write_notebook,
+)
 from tests.servers.svg import MARK
 
 pytestmark = pytest.mark.browser
@@ -47,20 +54,13 @@ SOURCES = """() => Array.from(
 IMAGES = "() => document.querySelectorAll('.jp-OutputArea-output img').length"
 
 
-def write_notebook(folder: Path) -> None:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
-    nbformat.write(notebook, folder / NOTEBOOK)
-
-
 @pytest.mark.timeout(300)
 def test_no_image_of_a_hostile_result_runs_script_in_the_notebooks_origin(tmp_path: Path) -> None:
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path)
+    write_notebook(tmp_path / NOTEBOOK, CELLS)
     with (
         jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
         sync_playwright() as playwright,
@@ -70,10 +70,7 @@ def test_no_image_of_a_hostile_result_runs_script_in_the_notebooks_origin(tmp_pa
         context = browser.new_context(viewport={"width": 1280, "height": 960})
         page = context.new_page()
         try:
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
-            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-            outputs = page.locator(".jp-OutputArea-output")
+            outputs = run_all(page, base, NOTEBOOK)
             outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
             outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)  # the question form
             # "Read it" on every link: what it reads is one more picture on the page.

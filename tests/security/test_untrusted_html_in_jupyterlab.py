@@ -12,13 +12,20 @@ it, never navigated to.
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from tests.browser.lab import ARTIFACTS, KERNEL_IDLE, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab
+from tests.browser.lab import (
+    ARTIFACTS,
+    NO_TOKEN,
+    SECONDS,
+    base_of,
+    chromium,
+    jupyterlab,
+    run_all,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -50,19 +57,12 @@ CELLS = [
 ]
 
 
-def write_notebook(folder: Path) -> None:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in CELLS]
-    nbformat.write(notebook, folder / NOTEBOOK)
-
-
 @pytest.mark.timeout(300)
 def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path)
+    write_notebook(tmp_path / NOTEBOOK, CELLS)
     dialogs: list[str] = []
     with (
         jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
@@ -78,11 +78,8 @@ def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> 
 
         page.on("dialog", on_dialog)
         try:
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset", timeout=60 * SECONDS)
-            page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
-            start_url = page.url
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-            outputs = page.locator(".jp-OutputArea-output")
+            outputs = run_all(page, base, NOTEBOOK)
+            start_url = page.url  # the cells' outputs take seconds to arrive: nothing has run yet
             outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
             # The widget views have rendered: the structured-content tree, the question forms.
             outputs.get_by_text("Structured content (structuredContent)").first.wait_for(timeout=60 * SECONDS)
