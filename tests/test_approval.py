@@ -13,7 +13,8 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import Catalogue, Context, serve, set_language, tool
-from mcp_notebook.server._approval import ApprovalPolicy, ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
+from mcp_notebook.server._approval import ApprovalPolicy
 from tests.conftest import connect
 
 pytestmark = pytest.mark.anyio

@@ -21,7 +21,7 @@ import httpx2
 import pytest
 
 from mcp_notebook import Catalogue, publish, serve, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from tests.conftest import INITIALIZE, until
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

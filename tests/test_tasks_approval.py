@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mcp_notebook import Catalogue, Context, serve, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets._panel import ApprovalPrompt
 from tests.conftest import connect, until
 from tests.tasks_client import TasksExtension, cancel_task, get_task, legacy_task_call, until_status

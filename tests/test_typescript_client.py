@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, serve, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from tests.conftest import until
 
 from .npm import node_module

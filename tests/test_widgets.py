@@ -17,7 +17,7 @@ from annotated_types import Ge, Le
 
 import mcp_notebook
 from mcp_notebook import Catalogue, get_language, serve, set_language, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
 from mcp_notebook.widgets._panel import MAX_OUTCOMES, outcome
 from tests.conftest import connect

@@ -16,13 +16,14 @@ from typing import Any
 from ..client._configs import CLIENTS, check_connection, client_config
 from ..client._hub import TOKEN_PLACEHOLDER, hub_check_token, hub_location
 from ..core import _ui
+from ..core._approval_request import ApprovalRequest
 from ..core._catalogue import Catalogue
 from ..core._guards import redact
 from ..core._identity import OWNER
 from ..core._jsonlines import escape_line_breaks
 from ..core._store import Store
 from ..core._text import t
-from ..server._approval import ApprovalPolicy, ApprovalRequest
+from ..server._approval import ApprovalPolicy
 from ..server._pipeline import CallRecord
 from ..server._protocol import ToolServer
 from ..server.http._gate import MCP_PATH

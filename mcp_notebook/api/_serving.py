@@ -3,7 +3,8 @@
 One server per kernel: calling `serve` again while it runs returns the same handle. It stops and
 frees its port on `stop()` / ``srv.stop()``, ``%mcp_stop``, ``%unload_ext``, kernel shutdown and
 interpreter exit (it closes with the runtime, before the client connections). The socket and
-uvicorn are set up in `mcp_notebook.server.http._listener`.
+uvicorn are set up in `mcp_notebook.server.http._listener`, joined to the protocol server by
+`mcp_notebook.server._assembly.serve_http`.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ from ..core._text import t
 from ..runtime._execution import ToolRunner, install_capture, remove_capture
 from ..runtime._loop import runtime
 from ..server._approval import MODES, ApprovalPolicy, check_timeout
-from ..server._assembly import tool_server
+from ..server._assembly import serve_http, tool_server
 from ..server._guardrails import server_store
 from ..server._protocol import ToolServer
 from ..server.http._gate import is_loopback
-from ..server.http._listener import bind_socket, run_http
+from ..server.http._listener import bind_socket
 from ._handle import ServerHandle
 from ._jupyter_link import publish as publish_link
 
@@ -203,7 +204,7 @@ def serve(
         portal = runtime.portal()
         try:
             serving = functools.partial(
-                run_http,
+                serve_http,
                 tools,
                 sock,
                 host,
@@ -277,7 +278,7 @@ def serve_privately(catalogue: Catalogue, *, name: str) -> ServerHandle:
     )
     portal = runtime.portal()
     try:
-        _, server = portal.start_task(functools.partial(run_http, tools, sock, "127.0.0.1"))
+        _, server = portal.start_task(functools.partial(serve_http, tools, sock, "127.0.0.1"))
     except Exception as exc:
         sock.close()
         tools.close()

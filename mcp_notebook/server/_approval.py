@@ -20,15 +20,15 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableSet
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The request a person decides on lives in the core, where the widgets that show it may import it.
+from ..core._approval_request import ApprovalRequest, Decision
 from ..core._text import t
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["ask", "always", "auto"]
-Decision = Literal["approved", "denied", "timeout", "always-allowed", "not-needed", "withdrawn", "unattended"]
 # Where a person answers: the notebook's panel, the terminal of `mcp-notebook serve`, code that holds
 # the server handle (srv.pending), or nowhere (None: such calls are declined at once).
 AnsweredIn = Literal["notebook", "terminal", "server"] | None
@@ -58,62 +58,6 @@ def seconds_argument(text: str) -> float:
     except ValueError:
         # argparse shows the message of this error type as it is (of a ValueError, only "invalid").
         raise argparse.ArgumentTypeError(t("approval.bad_timeout", value=text)) from None
-
-
-@dataclass(eq=False)
-class ApprovalRequest:
-    """A tool call waiting for a person's decision. Resolve it from any thread."""
-
-    id: int
-    tool: str
-    title: str | None
-    description: str | None
-    annotations: dict[str, Any]
-    arguments: dict[str, Any]
-    client: str | None  # the identity its credential proved ("owner", or a client's name)
-    claimed: str | None = field(default=None, repr=False)  # what the client says it is: shown, not trusted
-    created: float = field(default_factory=time.time, repr=False)  # a repr that prints the same in every run
-    decision: Decision | None = None
-    decided: float | None = field(default=None, repr=False)  # time.time() when it was decided
-    # The definition the person is shown (`ToolEntry.fingerprint`): "always allow" allows that one.
-    definition: str | None = field(default=None, repr=False)
-    deadline: float | None = field(default=None, repr=False)  # time.monotonic() when it times out
-    # The task this call runs as (a client that polls for the result): the decision covers it alone.
-    task_id: str | None = field(default=None, repr=False)
-    _on_resolve: list[Callable[[ApprovalRequest], None]] = field(default_factory=list, repr=False)
-    _on_tick: list[Callable[[float], None]] = field(default_factory=list, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def approve(self) -> None:
-        """Run the call."""
-        self._resolve("approved")
-
-    def deny(self) -> None:
-        """Do not run it; the client is told the person declined."""
-        self._resolve("denied")
-
-    def always_allow(self) -> None:
-        """Run it, and every later call of this tool by the same client, as it is defined now, while the server runs."""
-        self._resolve("always-allowed")
-
-    @property
-    def pending(self) -> bool:
-        return self.decision is None
-
-    @property
-    def seconds_left(self) -> float | None:
-        """Seconds until the request times out (None before it is waited on)."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-
-    def _resolve(self, decision: Decision) -> None:
-        with self._lock:
-            if self.decision is not None:
-                return  # the first answer counts (a late click after a timeout changes nothing)
-            self.decision = decision
-            self.decided = time.time()
-            callbacks = list(self._on_resolve)
-        for callback in callbacks:
-            callback(self)
 
 
 class AllowedTools(MutableSet[Any]):

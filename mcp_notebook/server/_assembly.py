@@ -1,17 +1,25 @@
-"""Where a server is put together: the `ToolServer` and its HTTP app, from options, in one place.
+"""Where a server is put together: the `ToolServer`, its HTTP app and its listener, in one place.
 
 Two callers build the same parts: `mcp_notebook.serve` in a kernel (a person approves, the
 kernel's loop and thread exist) and `mcp_notebook.asgi_app` for an exported app (no kernel, no
 person, replicas sharing a store). What differs is passed in: the runner, the approval policy,
 the credentials, whether state is shared; how the parts fit is written once, here.
+
+This is the one module that joins the protocol (`_protocol` and what it uses) to the HTTP face
+(`http/`): the protocol never imports `http/`, and `http/` takes what it serves as arguments
+(an SDK server, an ASGI app, the work that runs beside it), never by importing this module or
+building a `ToolServer` itself. The import contracts in ``pyproject.toml`` hold both.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+import anyio
+import anyio.abc
 from starlette.types import ASGIApp
 
 from ..core._catalogue import Catalogue
@@ -24,7 +32,9 @@ from ._approval import ApprovalPolicy
 from ._audit import default_audit_path
 from ._guardrails import Guardrails
 from ._protocol import INSTRUCTIONS, TITLE, ToolServer
+from .http._connections import ConnectionLimits
 from .http._gate import build_app
+from .http._listener import run_http
 from .http._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 
 
@@ -116,3 +126,22 @@ def http_app(
         oauth=oauth,
         unauthorized=unauthorized,
     )
+
+
+async def serve_http(
+    tools: ToolServer,
+    sock: socket.socket,
+    host: str,
+    *,
+    limits: ConnectionLimits | None = None,
+    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_PER_IDENTITY,
+    task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve `tools` over HTTP on `sock` (from `http._listener.bind_socket`) until stopped.
+
+    The listener gets the app and the task manager that runs beside it (`http._listener.run_http`);
+    ``task_status`` is handed the uvicorn server once it listens.
+    """
+    app = http_app(tools, host=host, session_idle_timeout=session_idle_timeout, max_sessions=max_sessions)
+    await run_http(app, sock, beside=tools.tasks, limits=limits, task_status=task_status)

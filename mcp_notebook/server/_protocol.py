@@ -62,7 +62,7 @@ from ._session_state import Sessions, session_id_of
 from ._tasks import TaskIdParams, TaskManager, TaskUpdateParams
 from ._tasks_legacy import LegacyTaskMethods
 from ._tasks_modern import ModernTaskMethods, removed
-from .http._gate import SUPPORTED_VERSIONS
+from ._versions import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ which tools run and which are refused when it starts.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import uuid
@@ -134,8 +133,10 @@ class ServiceApp:
         serve_store_as(self.tools.guards.store, config.name)
         oauth = None
         if config.oauth is not None:
-            # Imported only for an app that accepts OAuth tokens: it needs `pyjwt` (the `service` extra).
-            oauth = importlib.import_module("mcp_notebook.server.http._oauth").OAuthResource(config.oauth)
+            # Deferred, for an app that accepts OAuth tokens only: it needs `pyjwt` (the `service` extra).
+            from .http._oauth import OAuthResource
+
+            oauth = OAuthResource(config.oauth)
         self.oauth = oauth
         # Sessions of 2025-11-25 clients are recorded in the store, so that any worker or replica
         # sharing it can serve them (a client's next connection may reach another process).

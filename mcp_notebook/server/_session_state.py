@@ -23,8 +23,8 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 
+from ..core._approval_request import ApprovalRequest
 from ..core._store import SESSIONS, Scope, Store, StoreError
-from ._approval import ApprovalRequest
 
 logger = logging.getLogger(__name__)
 

@@ -35,6 +35,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core._approval_request import ApprovalRequest
 from ..core._context import CallCancelled, Context
 from ..core._questions import ProtocolRefusal
 from ..core._tasks import (
@@ -51,7 +52,6 @@ from ..core._tasks import (
 )
 from ..core._text import t
 from ..runtime._execution import Interruptible
-from ._approval import ApprovalRequest
 
 logger = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ class TaskManager:
         return self._group is not None
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Own the jobs' task group while the server runs (started by the HTTP listener)."""
+        """Own the jobs' task group while the server runs (started beside the HTTP listener)."""
         self._loop = asyncio.get_running_loop()
         self._stopping = stopping = anyio.Event()
         self._stopped = anyio.Event()

@@ -1,7 +1,8 @@
 """Notebook widgets: the server panel, the catalogue, results, pending calls and question forms.
 
 Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRecord`, results) and
-holds no protocol logic. From the server's thread they only set traits, which ipywidgets sends
+holds no protocol logic. They never import the server: what they need of it at run time (the
+handle's tool server, its task manager, its audit log) is passed in. From the server's thread they only set traits, which ipywidgets sends
 safely. Importing this package registers its displays with `mcp_notebook.core._ui`, through which
 the layers below (results, the server handle, the client) show things without importing widgets.
 """

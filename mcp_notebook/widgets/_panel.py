@@ -9,10 +9,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..core._approval_request import ApprovalRequest
 from ..core._identity import claims
 from ..core._text import t
 from ..core._visible import WRAPPED, json_html, visible, visible_html
-from ..server._approval import ApprovalRequest
 from ._activity import MAX_ENTRIES, ActivityView
 from ._catalogue import CatalogueView
 from ._connect import ConnectView

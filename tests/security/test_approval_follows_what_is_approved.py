@@ -27,7 +27,7 @@ import pytest
 from mcp_types import Implementation
 
 from mcp_notebook import Catalogue, serve, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from tests.conftest import ERAS, Mode, connect, until
 
 pytestmark = pytest.mark.anyio

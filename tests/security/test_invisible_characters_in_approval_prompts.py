@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_notebook import Catalogue, serve, tool
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets._panel import ApprovalPrompt
 from tests.security.conftest import client_as
 

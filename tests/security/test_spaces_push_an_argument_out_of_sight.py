@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import ipywidgets as widgets
 
-from mcp_notebook.server._approval import ApprovalRequest
+from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets._panel import ApprovalPrompt
 
 PATH = " " * 400 + "/etc/passwd"

@@ -36,13 +36,14 @@ from urllib.parse import parse_qs
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...core._identity import FORWARDED_USER_HEADER, STATE_KEY, Identities, Identity
 from ...core._text import t
 from .._sdk_compat import adopt_session_manager
 from .._session_state import Sessions
+from .._versions import SUPPORTED_VERSIONS
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
 from ._sessions import (
@@ -54,7 +55,6 @@ from ._sessions import (
 
 MCP_PATH = "/mcp"
 _FORWARDED_USER = FORWARDED_USER_HEADER.encode()
-SUPPORTED_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 SUPPORTED = frozenset(SUPPORTED_VERSIONS)
 HANDSHAKE = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 MAX_REQUEST_BYTES_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"

@@ -1,30 +1,42 @@
-"""The HTTP listener: a bound socket, and uvicorn serving the MCP app on it from the background loop.
+"""The HTTP listener: a bound socket, and uvicorn serving an ASGI app on it from the background loop.
 
 `bind_socket` binds before anything starts, so a port in use is reported at once, in words.
 `run_http` runs uvicorn as a task of `mcp_notebook.runtime._loop`'s loop and reports started only once
 it listens; the caller stops it with ``should_exit`` and waits on ``done``. uvicorn is configured for
 a kernel: no logging setup of its own, a short graceful shutdown, and limits on what connections may
 cost (`_connection_limits`: deadlines for slow clients, a cap on open connections).
+
+It takes the app and what runs beside it ready-made: `mcp_notebook.server._assembly.serve_http`
+builds them from a `ToolServer`, so this module knows uvicorn and sockets, not the protocol.
 """
 
 from __future__ import annotations
 
 import errno
 import socket
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import uvicorn
+from starlette.types import ASGIApp
 
 from ...core._errors import ServerError
 from ...core._text import t
-from .._assembly import http_app
-from .._protocol import ToolServer
 from ._connections import ConnectionLimits, connection_protocol
-from ._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 
 # A request line and headers larger than this are refused (431) before anything else reads them.
 MAX_HEAD_BYTES = 16 * 1024
+
+
+class Beside(Protocol):
+    """Work that runs beside the HTTP server, in its task group, and ends when the server stops.
+
+    A `ToolServer`'s task manager: calls that became tasks outlive the request that started them.
+    """
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = ...) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class _Uvicorn(uvicorn.Server):
@@ -61,16 +73,14 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 async def run_http(
-    tools: ToolServer,
+    app: ASGIApp,
     sock: socket.socket,
-    host: str,
     *,
+    beside: Beside,
     limits: ConnectionLimits | None = None,
-    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-    max_sessions: int = DEFAULT_PER_IDENTITY,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    app = http_app(tools, host=host, session_idle_timeout=session_idle_timeout, max_sessions=max_sessions)
+    """Serve `app` on `sock` until stopped, with `beside` running in the same task group."""
     config = uvicorn.Config(
         app,
         http=connection_protocol(limits if limits is not None else ConnectionLimits.from_environment()),
@@ -90,13 +100,13 @@ async def run_http(
     async with anyio.create_task_group() as group:
         # Calls that become tasks run in the task manager's group, beside the HTTP server: they
         # outlive the request that started them, and end (failed, saying why) when it stops.
-        await group.start(tools.tasks.run)
+        await group.start(beside.run)
 
         async def serve_until_stopped() -> None:
             try:
                 await server.serve(sockets=[sock])
             finally:
-                tools.tasks.stop()
+                beside.stop()
                 sock.close()
                 server.done.set()  # type: ignore[attr-defined]
 
