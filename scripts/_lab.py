@@ -1,4 +1,9 @@
-"""JupyterLab on notebooks/, the project's way; `scripts/lab` runs it once .venv is ready.
+"""JupyterLab on the learner's copies of notebooks/, the project's way; `scripts/lab` runs it once .venv is ready.
+
+JupyterLab opens `work/` (untracked, ignored by git), where each start copies in the lesson notebooks
+the folder lacks: a learner's answers and new notebooks stay there, a copy once made is never
+overwritten, and the repository's lessons stay as committed (delete a copy to get the lesson afresh).
+Given `--ServerApp.root_dir` (or an alias), JupyterLab opens that folder instead and nothing is copied.
 
 A first start opens chapter 00 of the lessons and prints nothing a newcomer would take for an
 error. Everything it sets stays in the repository or in .venv: the user's own Jupyter settings and
@@ -23,6 +28,7 @@ container), none is tried: the URL is printed either way.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import webbrowser
 from pathlib import Path
@@ -33,17 +39,32 @@ from nbformat.sign import NotebookNotary
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+WORK = ROOT / "work"  # in .gitignore
+ROOT_DIR = ("--ServerApp.root_dir", "--ServerApp.notebook_dir", "--notebook-dir")
 CONFIG = ROOT / "scripts" / "jupyter"
 TRUST = Path(sys.prefix) / "share" / "jupyter" / "mcp-notebook-trust"
 FIRST = "ko/00_getting_started.ipynb"  # as the Binder badge opens
 
 
+def lessons() -> list[Path]:
+    return [path for path in sorted(NOTEBOOKS.rglob("*.ipynb")) if ".ipynb_checkpoints" not in path.parts]
+
+
+def copy_lessons(work: Path = WORK) -> None:
+    """Copies each lesson notebook that `work` lacks (at the same relative path); never overwrites."""
+    for source in lessons():
+        copy = work / source.relative_to(NOTEBOOKS)
+        if not copy.exists():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, copy)
+
+
 def sign_notebooks() -> None:
+    # A signature is of the content: a copy still as committed is trusted by the lesson's signature,
+    # and one a learner saved is signed by Jupyter as it saves.
     TRUST.mkdir(mode=0o700, parents=True, exist_ok=True)
     with NotebookNotary(data_dir=str(TRUST)) as notary:
-        for path in sorted(NOTEBOOKS.rglob("*.ipynb")):
-            if ".ipynb_checkpoints" in path.parts:
-                continue
+        for path in lessons():
             notebook = nbformat.read(path, as_version=4)
             if not notary.check_signature(notebook):
                 notary.sign(notebook)
@@ -57,14 +78,14 @@ def has_browser() -> bool:
     return True
 
 
+def given_options(argv: list[str]) -> set[str]:
+    return {arg.partition("=")[0] for arg in argv if arg.startswith("--")}
+
+
 def command(argv: list[str]) -> list[str]:
     defaults = {
         # name (and its aliases) -> the option given unless the caller gives that name
-        (
-            "--ServerApp.root_dir",
-            "--ServerApp.notebook_dir",
-            "--notebook-dir",
-        ): f"--ServerApp.root_dir={NOTEBOOKS}",
+        ROOT_DIR: f"--ServerApp.root_dir={WORK}",
         ("--LabApp.default_url",): f"--LabApp.default_url=/lab/tree/{FIRST}",
         ("--NotebookNotary.data_dir",): f"--NotebookNotary.data_dir={TRUST}",
     }
@@ -72,7 +93,7 @@ def command(argv: list[str]) -> list[str]:
     # keys the kernel manager provisions ("auto": for kernels that declare support, as ipykernel does).
     if zmq.has("curve"):
         defaults[("--KernelManager.transport_encryption",)] = "--KernelManager.transport_encryption=auto"
-    given = {arg.partition("=")[0] for arg in argv if arg.startswith("--")}
+    given = given_options(argv)
     # Jupyter takes a setting once: the caller's options replace these rather than repeat them.
     args = [option for names, option in defaults.items() if not given & set(names)]
     # Jupyter refuses to run as root without being told; containers and CI machines often are root.
@@ -84,6 +105,8 @@ def command(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
+    if not given_options(argv) & set(ROOT_DIR):
+        copy_lessons()
     sign_notebooks()
     paths = [str(CONFIG), *filter(None, os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
     env = {**os.environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(paths)}
