@@ -105,8 +105,12 @@ def test_a_person_approves_an_outside_call_in_jupyterlab(tmp_path: Path) -> None
             assert result.is_error is False, result.content
             assert result.content[0].text == "wiped 매출"
             approve.wait_for(state="detached", timeout=30 * SECONDS)  # answered prompts leave the panel
+            # ... and leave one line behind, so the person sees what their click did.
+            outputs.locator("div.mcp-outcome").filter(has_text="approved").last.wait_for(timeout=30 * SECONDS)
             outputs.get_by_text("Activity", exact=True).click()
-            outputs.get_by_text("approved").wait_for(timeout=30 * SECONDS)
+            outputs.locator("details.mcp-activity-row summary").filter(has_text="approved").wait_for(
+                timeout=30 * SECONDS
+            )
             # Each row of the log opens on the JSON-RPC exchange, both ways, as the server saw it.
             row = outputs.locator("details.mcp-activity-row").filter(has_text="wipe").first
             row.locator("summary").click()
