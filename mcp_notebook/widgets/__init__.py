@@ -9,6 +9,7 @@ the layers below (results, the server handle, the client) show things without im
 
 from ..core import _ui
 from ._catalogue import CatalogueView
+from ._check import CheckView
 from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
 from ._pending import PendingCall
@@ -37,3 +38,4 @@ _ui.register("elicitation_form", ElicitationForm)
 _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
+_ui.register("check_result", CheckView)
