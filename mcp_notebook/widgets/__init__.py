@@ -15,6 +15,7 @@ from ._panel import ApprovalPrompt, ServerPanel
 from ._pending import PendingCall
 from ._questions import CallInProgress, ElicitationForm, SamplingForm
 from ._result import CallProgress, ErrorView, ResultView
+from ._status import ServerLine
 from ._tasks import RunningTasks, TaskCallView
 from ._tryit import TryIt
 
@@ -39,3 +40,4 @@ _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
 _ui.register("check_result", CheckView)
+_ui.register("server_status", ServerLine)

@@ -112,7 +112,7 @@ def _section(title: str, body: str, empty: str) -> str:
 
 
 # One width per column, the same for every tool: the columns do not move from table to table.
-COLUMNS = ("16%", "10%", "9%", "13%", "20%", "32%")
+COLUMNS = ("17%", "11%", "10%", "11%", "18%", "33%")
 
 
 def _parameter_table(schema: dict[str, Any]) -> str:
@@ -125,20 +125,32 @@ def _parameter_table(schema: dict[str, Any]) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in names)
     rows = []
     for name, prop in properties.items():
-        kind = prop.get("type") or ("union" if "anyOf" in prop else "object" if "$ref" in prop else "")
-        allowed = prop.get("enum") or [
-            f"{key}={prop[key]}"
-            for key in (
-                "minimum",
-                "exclusiveMinimum",
-                "maximum",
-                "exclusiveMaximum",
-                "minLength",
-                "maxLength",
-                "pattern",
-            )
-            if key in prop
-        ]
+        branches = [b for b in prop.get("anyOf", []) if isinstance(b, dict)]
+        kind = prop.get("type") or (
+            " | ".join(str(b.get("type") or "object") for b in branches)
+            if branches
+            else "object"
+            if "$ref" in prop
+            else ""
+        )
+        enums = [value for b in branches for value in b.get("enum", [])]
+        allowed = (
+            prop.get("enum")
+            or enums
+            or [
+                f"{key}={prop[key]}"
+                for key in (
+                    "minimum",
+                    "exclusiveMinimum",
+                    "maximum",
+                    "exclusiveMaximum",
+                    "minLength",
+                    "maxLength",
+                    "pattern",
+                )
+                if key in prop
+            ]
+        )
         cells = [
             f"<code>{esc(name)}</code>",
             esc(kind),

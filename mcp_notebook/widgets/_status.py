@@ -74,3 +74,33 @@ class ServerStatus(widgets.HTML):
             f"<div class='mcp-status'><span class='mcp-title'>{esc(t('panel.title'))}</span>{state}{shown}"
             f"<div class='mcp-banner'>{code_block(server.url, t('panel.url'))}</div>{banners}</div>"
         )
+
+
+class ServerLine(widgets.HTML):
+    """What a cell showing the server handle (``srv``) shows: one live line, "stopped" once it stops.
+
+    Its text (for nbval and text-only frontends) is the handle's own repr, as before.
+    """
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        super().__init__("")
+        self.refresh()
+        server._on_stop.append(self.refresh)
+
+    def refresh(self) -> None:
+        server = self.server
+        state = (
+            f"<span style='color:var(--jp-success-color1)'>● {esc(t('panel.running'))}</span>"
+            if server.running
+            else f"<span style='color:var(--jp-ui-font-color2)'>■ {esc(t('panel.stopped'))}</span>"
+        )
+        # Styled inline: this line is often shown far from the panel and its style sheet.
+        self.value = (
+            f"<div>{state} <b>{esc(t('panel.title'))}</b> <code>{esc(server.url)}</code>"
+            f" <span style='color:var(--jp-ui-font-color2)'>· {esc(t('panel.name'))}</span>"
+            f" <code>{esc(server.name)}</code></div>"
+        )
+
+    def __repr__(self) -> str:
+        return repr(self.server)

@@ -162,7 +162,7 @@ class CodeBlock(widgets.VBox):
 
 def human_duration(seconds: float) -> str:
     """A duration as a person reads it: ``0.4 ms``, ``3 ms``, ``250 ms``, ``20.4 s``, ``2 min 5 s``."""
-    if seconds < 0.01:
+    if seconds < 0.001:
         return f"{seconds * 1000:.1f} ms"
     if seconds < 1:
         return f"{seconds * 1000:.0f} ms"

@@ -37,8 +37,25 @@ def _label(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def optional_branch(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The one branch of ``anyOf: [X, {"type": "null"}]`` (an ``X | None`` parameter), with the property's notes."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list):
+        return None
+    rest = [branch for branch in branches if branch != {"type": "null"}]
+    if len(rest) != 1 or len(rest) == len(branches) or not isinstance(rest[0], dict):
+        return None
+    notes = {key: schema[key] for key in ("description", "title", "default") if key in schema}
+    return {**rest[0], **notes}
+
+
 def field_for(name: str, schema: dict[str, Any], required: bool) -> widgets.Widget:
-    """The input widget for one property of an input schema."""
+    """The input widget for one property of an input schema (``X | None`` as X, left out when empty)."""
+    branch = optional_branch(schema)
+    # Only where an empty field can say "leave it out" (a dropdown's first choice, an empty text):
+    # a number box or a checkbox always holds a value, which would be sent instead of nothing.
+    if branch is not None and not required and ("enum" in branch or branch.get("type") == "string"):
+        schema = branch
     label = name if required else t("tryit.optional", name=name)
     tooltip = schema.get("description", "")
     kind = schema.get("type")
