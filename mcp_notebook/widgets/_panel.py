@@ -91,11 +91,13 @@ class ApprovalPrompt(widgets.VBox):
                 # Honest time: the server waits this long, but many clients stop waiting at 60 s.
                 self._long_wait = whole > CLIENTS_GIVE_UP
             self._shown_seconds = whole
-            note = f" <span>· {html.escape(t('panel.clients_give_up'))}</span>" if self._long_wait else ""
-            left = html.escape(t("panel.time_left", seconds=whole))
-            self.countdown.value = (
-                f"<span class='mcp-warn'>{left}</span><span class='mcp-muted'>{note}</span>"
+            note = (
+                f" <span class='mcp-muted'>· {html.escape(t('panel.clients_give_up'))}</span>"
+                if self._long_wait
+                else ""
             )
+            left = html.escape(t("panel.time_left", seconds=whole))
+            self.countdown.value = f"<span class='mcp-warn'>{left}</span>{note}"
 
     @property
     def decision(self) -> str | None:

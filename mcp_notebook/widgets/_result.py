@@ -58,7 +58,9 @@ class CallProgress(widgets.VBox):
         self.done = False
         self._lock = threading.Lock()
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info")
-        self.label = widgets.HTML(f"<i>{esc(t('view.running', tool=tool))}</i>")
+        self.label = widgets.HTML(
+            f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.running', tool=tool))}</span>"
+        )
         super().__init__([self.label, self.bar])
 
     def update_progress(
@@ -72,7 +74,7 @@ class CallProgress(widgets.VBox):
             if total is not None and total > 0:
                 self.bar.max = float(total)
                 self.bar.value = min(float(progress), float(total))
-            self.label.value = f"<i>{esc(t('view.running', tool=self.tool))}</i> {esc(self.status())}"
+            self.label.value = f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.running', tool=self.tool))}</span> {esc(self.status())}"
 
     def status(self) -> str:
         if self.progress is None:
@@ -120,7 +122,7 @@ class ErrorView(widgets.VBox):
             self.message, note = str(error), t("view.other_layer")
         self.header = widgets.HTML(
             f"<b style='color:{_PROTOCOL}'>⛔ {esc(self.label)}</b>"
-            f"<div>{esc(self.message)}</div><div><i>{esc(note)}</i></div>"
+            f"<div>{esc(self.message)}</div><div><span style='color:var(--jp-ui-font-color2)'>{esc(note)}</span></div>"
         )
         children: list[widgets.Widget] = [self.header]
         if self.data is not None:
@@ -227,7 +229,7 @@ class ResultView(widgets.VBox):
             self.layer = "tool"
             head = (
                 f"<b style='color:#8a5a00'>⚠ {esc(t('result.error_label'))}</b>: <code>{esc(result.tool)}</code>"
-                f"<div><i>{esc(t('view.tool_layer'))}</i></div>"
+                f"<div><span style='color:var(--jp-ui-font-color2)'>{esc(t('view.tool_layer'))}</span></div>"
             )
         else:
             head = (
@@ -285,11 +287,19 @@ class ResourceLinkView(widgets.VBox):
             facts.append(t("view.bytes", size=f"{block['size']:,}"))
         self.header = widgets.HTML(
             f"🔗 <b>{esc(t('view.link'))}</b>: <code>{esc(self.uri)}</code> {esc(name)}"
-            + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
+            + (
+                f" <span style='color:var(--jp-ui-font-color2)'>({esc(' · '.join(facts))})</span>"
+                if facts
+                else ""
+            )
             + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
         )
         self.read_button = widgets.Button(description=t("view.read"), icon="book", disabled=read is None)
-        self.status = widgets.HTML("" if read is not None else f"<i>{esc(t('view.link_no_origin'))}</i>")
+        self.status = widgets.HTML(
+            ""
+            if read is not None
+            else f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.link_no_origin'))}</span>"
+        )
         self.contents = widgets.VBox([])
         # A click runs on the kernel's main thread or a subshell thread. Reading through the
         # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
@@ -303,7 +313,9 @@ class ResourceLinkView(widgets.VBox):
         if self._read is None:
             return None
         self.read_button.disabled = True
-        self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
+        self.status.value = (
+            f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.reading', uri=self.uri))}</span>"
+        )
         try:
             result = self._read(self.uri)
             shown: widgets.Widget = ResultView.of(result, read=self._read)
@@ -333,4 +345,6 @@ def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.W
     if kind == "resource":
         return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
     shown = json.dumps(block, ensure_ascii=False, indent=2)
-    return widgets.HTML(f"<i>{esc(t('view.unknown_block', kind=kind))}</i>{PRE.format(esc(shown))}")
+    return widgets.HTML(
+        f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.unknown_block', kind=kind))}</span>{PRE.format(esc(shown))}"
+    )
