@@ -10,6 +10,7 @@
     ToolError                  raised *by tool code* to return an error result to the model
 
     AuditLogWarning            (a UserWarning) the audit log could not be written
+    ProtocolDeprecationWarning (a DeprecationWarning) a tool uses what 2026-07-28 deprecates
 
 `ToolError` deliberately does not derive from `MCPNotebookError`: it is not a failure of
 this package but a message from a tool to the model (`isError: true`).
@@ -106,4 +107,15 @@ class AuditLogWarning(UserWarning):
 
     Warned once each time writing starts to fail (and again after it has recovered and fails anew);
     the server panel shows it for as long as it lasts. The calls themselves still run.
+    """
+
+
+class ProtocolDeprecationWarning(DeprecationWarning):
+    """A tool uses a feature that MCP 2026-07-28 deprecates (SEP-2577), in a 2026-07-28 request.
+
+    Sampling (``ctx.sample``) and roots (``ctx.list_roots``) still work in both eras, and will in
+    every revision released within a year of 2026-07-28; the warning (once per feature and process)
+    says what to move to. Filter it like any warning::
+
+        warnings.filterwarnings("ignore", category=mcp_notebook.ProtocolDeprecationWarning)
     """
