@@ -8,6 +8,7 @@ the layers below (results, the server handle, the client) show things without im
 """
 
 from ..core import _ui
+from ._badge import follow_server
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._panel import ApprovalPrompt, ServerPanel
@@ -37,3 +38,4 @@ _ui.register("elicitation_form", ElicitationForm)
 _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
+_ui.register("waiting_badge", follow_server)
