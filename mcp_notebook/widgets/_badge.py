@@ -39,7 +39,7 @@ MAX_TEXT_CHARS = 200
 
 
 class WaitingBadge(anywidget.AnyWidget):
-    """How many calls wait for a person, and what they are; answered through `answer`."""
+    """How many calls wait for a person, and what they are; a click in the badge answers one (`_message`)."""
 
     _esm = Path(__file__).with_name("_badge.js")
     marker = traitlets.Unicode(WAITING_CLASS).tag(sync=True)
@@ -49,16 +49,7 @@ class WaitingBadge(anywidget.AnyWidget):
     texts = traitlets.Dict().tag(sync=True)
 
     def __init__(self) -> None:
-        super().__init__(
-            texts={
-                "show": t("badge.show"),
-                "hide": t("badge.hide"),
-                "approve": t("panel.approve"),
-                "deny": t("panel.deny"),
-                "no_prompt": t("badge.no_prompt"),
-                "label": t("badge.many", n=0),
-            }
-        )
+        super().__init__(texts=self._texts())
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._entries: dict[str, dict[str, Any]] = {}
@@ -135,9 +126,20 @@ class WaitingBadge(anywidget.AnyWidget):
         elif request is not None and action == "deny":
             request.deny()
 
+    def _texts(self) -> dict[str, str]:
+        """The badge's words, in the notebook's language as it is now (a lesson may have set it since)."""
+        return {
+            "label": self.label,
+            "show": t("badge.show"),
+            "hide": t("badge.hide"),
+            "approve": t("panel.approve"),
+            "deny": t("panel.deny"),
+            "no_prompt": t("badge.no_prompt"),
+        }
+
     @traitlets.observe("count")
     def _relabel(self, _: Any) -> None:
-        self.texts = {**self.texts, "label": self.label}
+        self.texts = self._texts()
 
     def __repr__(self) -> str:
         return f"<calls waiting for a person: {self.count}>"
