@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
+from ..core import _ui
 from ..core._arguments import _formats
 from ..core._catalogue import Catalogue, RunIn, default_catalogue
 from ..core._errors import ServerError
@@ -247,6 +249,10 @@ def serve(
         _current = handle
         runtime.endpoint = handle.url
         runtime.on_close(_stop_current, first=True)
+        if "ipykernel" in sys.modules:
+            # In a notebook the page's badge counts the calls waiting here, whether or not a panel
+            # is shown (the UI layer checks it runs in a kernel; a plain process imports no widgets).
+            _ui.make("waiting_badge", handle)
         return handle
 
 

@@ -9,7 +9,8 @@ stays cheap and ``result.view()`` works without ``%load_ext``.
 Kinds: ``"result_view"`` (a CallResult, ReadResult or PromptResult), ``"server_panel"`` (a
 ServerHandle), ``"pending_call"`` (tool, arguments, call options), ``"elicitation_form"`` and
 ``"sampling_form"`` (the request's params; the form has an ``answer`` future), ``"call_in_progress"``
-(tool, questions, future, finish), ``"task_call"`` (a `TaskCall`: its progress and a Cancel button).
+(tool, questions, future, finish), ``"task_call"`` (a `TaskCall`: its progress and a Cancel button),
+``"waiting_badge"`` (a ServerHandle whose waiting calls the page's badge counts, in a kernel).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ and a view for each content kind with `mcp_notebook.core._kinds` (a new kind reg
 """
 
 from ..core import _kinds, _ui
+from ._badge import follow_server
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._content import embedded_view, media_view, text_view
@@ -39,6 +40,7 @@ _ui.register("elicitation_form", ElicitationForm)
 _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
+_ui.register("waiting_badge", follow_server)
 
 _kinds.register_view("text", text_view)
 _kinds.register_view("image", media_view)
