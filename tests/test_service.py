@@ -283,7 +283,7 @@ def test_a_bad_setting_stops_the_app_saying_where_and_what_to_write(
     ],
 )
 def test_the_audit_log_can_be_turned_off_from_the_environment(environ: dict[str, str], audit: str) -> None:
-    assert load_config({}, environ={**TOKEN, **environ}).audit_log == audit
+    assert load_config({}, environ={**TOKEN, **environ}).server.audit_log == (audit or False)
 
 
 def test_secrets_stay_out_of_the_config_file_and_away_from_other_users(tmp_path: Path) -> None:
@@ -317,7 +317,7 @@ def test_files_named_in_the_config_file_are_found_beside_it_wherever_the_app_sta
     monkeypatch.chdir(elsewhere)  # started from another folder, as a service manager does
     loaded = load_config({}, config=config, environ={})
     assert loaded.clients == {"ana": "a" * 24}
-    assert loaded.audit_log == str(config_folder / "audit.jsonl")
+    assert loaded.server.audit_log == str(config_folder / "audit.jsonl")
     config.write_text(f'clients_file = "{clients}"\n')  # an absolute path stays as written
     assert load_config({}, config=config, environ={}).clients == {"ana": "a" * 24}
     missing = config_folder / "nope.json"

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core import _ui
 from ..core._text import t
+from ._target import Target
 
 # A type and subtype of letters, digits and + . - only: nothing that can end an attribute or a URL part.
 _MEDIA_TYPE = re.compile(r"(image|audio)/[a-z0-9][a-z0-9.+-]{0,126}")
@@ -38,45 +39,11 @@ def media_type(value: Any, kinds: tuple[str, ...] = ("image", "audio")) -> str |
     return lowered if lowered.partition("/")[0] in kinds else None
 
 
-@dataclass(frozen=True)
-class Origin:
-    """The server a result came from, reached again the same way: to read what the result links to.
-
-    A ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's
-    own server, as the notebook), a hostile server could name the notebook's secrets and have a
-    person believe they came from it; read here, the server can only show what it could send anyway.
-
-    Attributes
-    ----------
-    url, stdio, mode:
-        The target, as `mcp_notebook.call` takes it: neither `url` nor `stdio` is the in-kernel server.
-    token:
-        The credential the result was fetched with (never shown).
-    """
-
-    url: str | None = None
-    stdio: str | None = None
-    token: str | None = field(default=None, repr=False)
-    mode: str = "auto"
-
-    @property
-    def in_kernel(self) -> bool:
-        """Whether this is the notebook's own server."""
-        return self.url is None and self.stdio is None
-
-    def describe(self) -> str:
-        """The server, as a person knows it: the URL, the stdio command, or the in-kernel server."""
-        if self.url is not None:
-            return self.url
-        if self.stdio is not None:
-            return t("view.origin_stdio", command=self.stdio)
-        return t("view.origin_kernel")
-
-    def read(self, uri: str) -> ReadResult:
-        """Read `uri` from this server (``resources/read``), with the same credential."""
-        from ._calls import read_resource  # _calls makes results: imported here, when a link is read
-
-        return read_resource(uri, url=self.url, token=self.token, stdio=self.stdio, mode=self.mode)
+# The server a result came from, reached again the same way: to read what the result links to. A
+# ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's own
+# server, as the notebook), a hostile server could name the notebook's secrets and have a person
+# believe they came from it; read where it came from, the server can only show what it could send anyway.
+Origin = Target
 
 
 def is_base64(data: Any) -> bool:

@@ -22,7 +22,7 @@ from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
 from ._results import image_block, text_block
 from ._text import t
-from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
+from ._tool_options import check_tool_name  # prompt names follow the same rules as tool names
 
 _ROLES = ("user", "assistant")
 
