@@ -67,6 +67,7 @@ from ._versions import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 
+IMPLEMENTATION = "mcp-notebook"
 TITLE = "Jupyter notebook tools"
 INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
@@ -121,7 +122,9 @@ class ToolServer:
         instructions: str = INSTRUCTIONS,
     ) -> None:
         settings = settings if settings is not None else ServerSettings(audit_log=False)
-        name = settings.name or "mcp-notebook"
+        # What clients are told this server is (serverInfo.name), and whom sealed state is for: the
+        # implementation, the same for every notebook; `settings.name` scopes stored state instead.
+        name = IMPLEMENTATION
         self.catalogue = catalogue
         self.runner = runner
         self.page_size = settings.page_size
