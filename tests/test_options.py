@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,21 +117,16 @@ def test_a_target_that_cannot_work_is_said_in_korean_by_every_client_function() 
         mcp_notebook.list_tools(url="http://127.0.0.1:1/mcp", stdio="python server.py")
 
 
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
+def test_the_magics_say_which_option_cannot_work() -> None:
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
     try:
-        yield ip
+        with pytest.raises(UsageError, match="http:// or https:// address"):
+            shell.run_line_magic("mcp_call", "add a=1 --url ftp://127.0.0.1/mcp")
+        with pytest.raises(UsageError, match="port must be a TCP port number from 0 to 65535"):
+            shell.run_line_magic("mcp_serve", "--port 70000")
     finally:
-        ip.run_line_magic("unload_ext", "mcp_notebook")
-
-
-def test_the_magics_say_which_option_cannot_work(shell: InteractiveShell) -> None:
-    with pytest.raises(UsageError, match="http:// or https:// address"):
-        shell.run_line_magic("mcp_call", "add a=1 --url ftp://127.0.0.1/mcp")
-    with pytest.raises(UsageError, match="port must be a TCP port number from 0 to 65535"):
-        shell.run_line_magic("mcp_serve", "--port 70000")
+        shell.run_line_magic("unload_ext", "mcp_notebook")
     assert current_server() is None
 
 

@@ -38,6 +38,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import CacheableMethod
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._version import __version__
@@ -177,21 +178,13 @@ class ToolServer:
 
     def _sdk_server(self, name: str, title: str, instructions: str) -> _NotebookServer:
         """The SDK's server, every method routed through the pipeline to its handler here."""
-        no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
-        cached = (
-            "tools/list",
-            "resources/list",
-            "resources/templates/list",
-            "resources/read",
-            "prompts/list",
-        )
         observed = self.pipeline.observed
         sdk = _NotebookServer(
             name,
             version=__version__,
             title=title,
             instructions=instructions,
-            cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
+            cache_hints=never_cached(),
             get_tool_input_schema=self._input_schema,
             on_list_tools=observed("tools/list", self._list_tools),
             on_call_tool=self.tool_calls,  # opens its call itself, and runs its steps in it
@@ -352,6 +345,22 @@ class ToolServer:
         """Close what the server opened: the audit log, the store; safe to call twice."""
         self.audit.close()
         self.guards.close()
+
+
+def never_cached() -> dict[CacheableMethod, CacheHint]:
+    """The cache hints of a live notebook's lists and reads (2026-07-28 ``ttlMs``): never serve a stale one.
+
+    The bridge relays a notebook's server, so it says the same.
+    """
+    no_cache = CacheHint(ttl_ms=0, scope="private")
+    listed: tuple[CacheableMethod, ...] = (
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+    )
+    return dict.fromkeys(listed, no_cache)
 
 
 def _sealed_state(
