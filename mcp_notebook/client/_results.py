@@ -19,49 +19,16 @@ from ..core import _ui
 from ..core._kinds import block_html, describe_block, result_html, result_lines
 from ..core._media import is_base64, media_type
 from ..core._text import t
+from ._target import Target
 
 __all__ = ["CallResult", "Origin", "PromptResult", "ReadResult", "is_base64", "media_type"]
 
 
-@dataclass(frozen=True)
-class Origin:
-    """The server a result came from, reached again the same way: to read what the result links to.
-
-    A ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's
-    own server, as the notebook), a hostile server could name the notebook's secrets and have a
-    person believe they came from it; read here, the server can only show what it could send anyway.
-
-    Attributes
-    ----------
-    url, stdio, mode:
-        The target, as `mcp_notebook.call` takes it: neither `url` nor `stdio` is the in-kernel server.
-    token:
-        The credential the result was fetched with (never shown).
-    """
-
-    url: str | None = None
-    stdio: str | None = None
-    token: str | None = field(default=None, repr=False)
-    mode: str = "auto"
-
-    @property
-    def in_kernel(self) -> bool:
-        """Whether this is the notebook's own server."""
-        return self.url is None and self.stdio is None
-
-    def describe(self) -> str:
-        """The server, as a person knows it: the URL, the stdio command, or the in-kernel server."""
-        if self.url is not None:
-            return self.url
-        if self.stdio is not None:
-            return t("view.origin_stdio", command=self.stdio)
-        return t("view.origin_kernel")
-
-    def read(self, uri: str) -> ReadResult:
-        """Read `uri` from this server (``resources/read``), with the same credential."""
-        from ._calls import read_resource  # _calls makes results: imported here, when a link is read
-
-        return read_resource(uri, url=self.url, token=self.token, stdio=self.stdio, mode=self.mode)
+# The server a result came from, reached again the same way: to read what the result links to. A
+# ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's own
+# server, as the notebook), a hostile server could name the notebook's secrets and have a person
+# believe they came from it; read where it came from, the server can only show what it could send anyway.
+Origin = Target
 
 
 def _image_html(mime: Any, data: Any) -> str | None:

@@ -6,7 +6,8 @@
     ├── ProtocolError          a server answered with a JSON-RPC error (carries .code, .data)
     ├── InvalidResultError     a server's answer broke the protocol (e.g. output schema not honoured)
     ├── ClientConnectionError  the client could not reach or talk to a server
-    └── InvalidAnswerError     an accepted answer does not fit the class a tool asked with (a ValueError)
+    ├── InvalidAnswerError     an accepted answer does not fit the class a tool asked with (a ValueError)
+    └── OptionError            an option of serve() or of the client's target cannot work (a ValueError)
     ToolError                  raised *by tool code* to return an error result to the model
 
     AuditLogWarning            (a UserWarning) the audit log could not be written
@@ -27,6 +28,14 @@ class MCPNotebookError(Exception):
 
 class ToolDefinitionError(MCPNotebookError, ValueError):
     """A Python function cannot be turned into an MCP tool as written."""
+
+
+class OptionError(MCPNotebookError, ValueError):
+    """An option's value that cannot work (`core._options`); `option` names it (None: several together)."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class ServerError(MCPNotebookError, RuntimeError):

@@ -24,7 +24,7 @@ from ._kinds import is_wire_type
 from ._media import image_block
 from ._results import text_block
 from ._text import t
-from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
+from ._tool_options import check_tool_name  # prompt names follow the same rules as tool names
 
 _ROLES = ("user", "assistant")
 
