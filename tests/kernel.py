@@ -30,6 +30,7 @@ class Kernel:
             self.manager, self.client = start_new_kernel(kernel_name="python3", **options)
         self._pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._done: set[str] = set()
+        self._states: dict[str, dict[str, Any]] = {}  # widgets' states, as comm_open and updates give them
 
     def start(self, code: str) -> str:
         """Send a cell for execution and return at once (its msg_id)."""
@@ -64,6 +65,7 @@ class Kernel:
                 raise TimeoutError(f"no matching widget appeared within {timeout} s") from None
             if message["msg_type"] == "comm_open":
                 state = message["content"].get("data", {}).get("state", {})
+                self._states[message["content"]["comm_id"]] = dict(state)
                 if predicate(state):
                     return dict(message["content"])
             parent = message["parent_header"].get("msg_id")
@@ -74,10 +76,37 @@ class Kernel:
             else:
                 self._pending[parent].append(message)
 
+    def wait_for_update(self, comm_id: str, predicate: Any, timeout: float = 30) -> dict[str, Any]:
+        """Read IOPub until the state of widget `comm_id`, with its updates merged in as a browser
+        merges them, satisfies `predicate`; that state. Other messages are kept for `wait`."""
+        state = self._states.setdefault(comm_id, {})
+        while not predicate(state):
+            try:
+                message = self.client.get_iopub_msg(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"widget {comm_id} did not reach the state within {timeout} s") from None
+            data = message["content"].get("data", {})
+            if message["msg_type"] == "comm_msg" and message["content"].get("comm_id") == comm_id:
+                if data.get("method") in ("update", "echo_update"):
+                    state.update(data.get("state", {}))
+                continue
+            parent = message["parent_header"].get("msg_id")
+            if parent is None:
+                continue
+            if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+                self._done.add(parent)
+            else:
+                self._pending[parent].append(message)
+        return dict(state)
+
+    def send_custom(self, comm_id: str, content: dict[str, Any]) -> None:
+        """Send a widget a custom message, as its front-end code does with ``model.send(content)``."""
+        data = {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", data))
+
     def click(self, comm_id: str) -> None:
         """Click a button exactly as the browser does: a custom comm message on the shell channel."""
-        content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
-        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+        self.send_custom(comm_id, {"event": "click"})
 
     def run(self, code: str, timeout: float = 60) -> Outputs:
         return self.wait(self.start(code), timeout)

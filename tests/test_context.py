@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from typing import Any
 
 import httpx
@@ -147,6 +148,38 @@ async def test_sampling_and_roots_and_several_questions_at_once(asking_tools: An
         "said": "re: Say hi",
         "roots": ["file:///projects/demo"],
     }
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_sampling_and_roots_warn_once_in_a_2026_07_28_request(
+    asking_tools: Any, mode: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SEP-2577 deprecates both: a 2026-07-28 call warns once per feature (a category users can
+    filter) and says what to move to; a 2025-11-25 call does not warn. Both still work."""
+    from mcp_notebook.core import _context
+
+    monkeypatch.setattr(_context, "_WARNED", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with connect(
+            asking_tools, mode, elicitation_callback=answer_name, sampling_callback=answer_model,
+            list_roots_callback=answer_roots,
+        ) as client:  # fmt: skip
+            for _ in range(2):
+                assert (
+                    (await client.call_tool("ask_model", {"topic": "tides"}))
+                    .content[0]
+                    .text.startswith("re:")
+                )
+                assert (await client.call_tool("everything", {})).structured_content["roots"]
+    ours = [w for w in caught if issubclass(w.category, mcp_notebook.ProtocolDeprecationWarning)]
+    assert all(issubclass(w.category, DeprecationWarning) for w in ours)
+    if mode == "legacy":
+        assert ours == []
+        return
+    assert [str(w.message).split(":")[0] for w in ours] == ["ctx.sample", "ctx.list_roots"]
+    assert "model provider's API" in str(ours[0].message) and "tool parameter" in str(ours[1].message)
+    assert ours[0].filename == __file__  # it points at the tool's own line, where IPython shows it
 
 
 @pytest.mark.parametrize("mode", ERAS)

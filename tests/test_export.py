@@ -188,31 +188,112 @@ def test_the_report_counts_cells_quotes_each_line_and_gives_every_problem_at_onc
     )
     done = export(path)
     message = done.stderr
-    assert "many.ipynb cannot be exported: 3 cells need changes (below)." in message
+    assert "many.ipynb cannot be exported: 2 cells need changes (below)." in message
     assert (
         "cell 2, line 1 ('ip = get_ipython()'): get_ipython() exists only in a kernel (it is the IPython "
         "shell), and an app has none: do without it. If the app does not need this cell, tag it mcp-skip."
     ) in message
     assert "cell 3, line 2 ('print(value'): it is not Python: " in message
     assert "Fix the line. If the app does not need this cell, tag it mcp-skip." in message
-    assert (
-        "cell 4, line 1 ('srv = %mcp_serve'): %mcp_serve starts or stops the kernel's own server" in message
-    )
-    # Said in the same run, not after the first is fixed; a name only cell 4 made (srv in cell 5) is
-    # checked once cell 3 parses, since what it defines cannot be known before: the report says so.
-    assert "cell 5" not in message
+    # Said in the same run, not after the first is fixed. `srv = %mcp_serve` is left out of the app
+    # (a try-out, not a problem); srv, which only it makes, is checked once cell 3 parses, since
+    # what a cell defines cannot be known before: the report says so.
+    assert "cell 4" not in message and "cell 5" not in message
     assert "Names read across cells" in message and "once cell 3 is Python" in message
 
 
 def test_a_name_made_only_by_a_refused_line_is_reported_where_it_is_used(tmp_path: Path) -> None:
-    path = notebook(tmp_path, TOOL, "srv = %mcp_serve", "print(srv.url)\ndisplay(ok())")
+    path = notebook(tmp_path, TOOL, "ip = get_ipython()", "print(ip.user_ns)\ndisplay(ok())")
     message = export(path).stderr
     assert "2 cells need changes" in message
     assert (
-        "cell 3, line 1 ('print(srv.url)'): srv is made only by cell 2, line 1, which needs the kernel"
+        "cell 3, line 1 ('print(ip.user_ns)'): ip is made only by cell 2, line 1, which needs the kernel"
         in message
     )
     assert "cell 3, line 2 ('display(ok())'): display is defined in no exported cell" in message
+
+
+# -- 4b. lines that try the notebook's server out -----------------------------------------------------
+
+TRY_OUTS = [
+    "%load_ext mcp_notebook",
+    "srv = %mcp_serve --name demo",
+    "%mcp_call ok",
+    "answer = %mcp_call ok",
+    "%mcp_read notes://a",
+    "%mcp_prompt greet",
+    "%mcp_tools",
+    "%mcp_status",
+    "%mcp_stop",
+]
+
+
+def test_lines_that_try_the_server_out_are_left_out_with_one_notice_each(tmp_path: Path) -> None:
+    """A notebook as people write it: a tool, then the magics that serve, call and look at it."""
+    path = notebook(tmp_path, TOOL + "\n" + "\n".join(TRY_OUTS[:4]), "\n".join(TRY_OUTS[4:]))
+    done = export(path, "-o", "app.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notices = [line for line in done.stderr.splitlines() if "is left out of the app" in line]
+    expected = [(1, 7, TRY_OUTS[1]), (1, 8, TRY_OUTS[2]), (1, 9, TRY_OUTS[3])]
+    expected += [(2, n, line) for n, line in enumerate(TRY_OUTS[4:], start=1)]
+    assert notices == [
+        f"mcp-notebook: note: nb.ipynb, cell {cell}, line {number} ({text!r}) is left out of the app: "
+        f"%{text.split('%')[1].split()[0]} tries the notebook's own server out, and the app is the server."
+        for cell, number, text in expected
+    ]
+    module = (tmp_path / "app.py").read_text()
+    for line in TRY_OUTS[1:]:
+        assert f"# {line}  (tries the notebook's server out: the app is the server)" in module
+    ran = run_module(tmp_path, "app", "print(type(app.app).__name__)")  # imports without a kernel
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_a_name_only_a_left_out_line_makes_is_reported_and_magics_in_a_body_are_refused(
+    tmp_path: Path,
+) -> None:
+    path = notebook(
+        tmp_path,
+        TOOL,
+        "srv = %mcp_serve\nanswer = %mcp_call ok",
+        "print(srv.url)",
+        "for _ in range(2):\n    %mcp_call ok",
+    )
+    done = export(path)
+    assert done.returncode == 1
+    assert (
+        "cell 3, line 1 ('print(srv.url)'): srv is made only by cell 2, line 1 (%mcp_serve), which tries "
+        "the notebook's server out and is left out of the app"
+    ) in done.stderr
+    assert "answer" not in done.stderr  # made, never read: nothing to say
+    # Inside a loop the magic is no try-out line of its own: it needs IPython, and says so.
+    assert "cell 4, line 2 ('%mcp_call ok'): %mcp_call calls a server from the notebook" in done.stderr
+
+
+@pytest.mark.replicas
+@pytest.mark.anyio
+async def test_the_readme_tours_notebook_exports_and_serves_unchanged(tmp_path: Path) -> None:
+    from tests import readme
+
+    (tour,) = readme.blocks("python", section=readme.TOUR)
+    done = export(notebook(tmp_path, tour.code), "-o", "app.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("is left out of the app") == 2  # %mcp_serve and %mcp_call
+    clients = write_secret(
+        tmp_path / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
+    )
+    environ = {
+        **os.environ,
+        "MCP_NOTEBOOK_STORE": f"sqlite:///{tmp_path / 'state.sqlite3'}",
+        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
+        "MCP_NOTEBOOK_AUDIT_LOG": "",
+    }
+    replica = Replica(tmp_path, environ, module="app:app")
+    try:
+        async with connect(replica.url, "ana", "2026-07-28") as session:
+            called = await session.call_tool("forecast", {"city": "Seoul"})
+            assert called.structured_content == {"city": "Seoul", "temperature": 23, "unit": "C"}
+    finally:
+        replica.stop()
 
 
 def test_the_serve_hint_and_the_docstring_name_the_module_that_was_written(tmp_path: Path) -> None:

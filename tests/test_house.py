@@ -1,9 +1,16 @@
-"""The layered package keeps its public face: no subpackage takes the place of a public name."""
+"""House rules: the layered package keeps its public face, and its functions stay short."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import mcp_notebook
+
+MAX_FUNCTION_LINES = 80
 
 
 def test_importing_every_module_leaves_every_public_name_as_it_was() -> None:
@@ -22,3 +29,44 @@ print(changed, modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] []", out.stdout + out.stderr
+
+
+def _body_lines(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """How many lines `function`'s body spans, its docstring left out."""
+    body = function.body
+    first = body[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        body = body[1:]
+    if not body:
+        return 0
+    return (body[-1].end_lineno or body[-1].lineno) - body[0].lineno + 1
+
+
+def _functions(
+    tree: ast.AST, prefix: str = ""
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function in `tree`, nested ones and methods too, with its qualified name."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + node.name, node
+            yield from _functions(node, f"{prefix}{node.name}.")
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node, f"{prefix}{node.name}.")
+        else:
+            yield from _functions(node, prefix)
+
+
+def test_no_function_body_is_longer_than_80_lines() -> None:
+    # A function longer than a screen does several jobs at once: give each its own name.
+    package = Path(mcp_notebook.__file__).parent
+    too_long = [
+        f"{path.relative_to(package.parent)}:{function.lineno} {name} ({lines} lines)"
+        for path in sorted(package.rglob("*.py"))
+        for name, function in _functions(ast.parse(path.read_text(encoding="utf-8")))
+        if (lines := _body_lines(function)) > MAX_FUNCTION_LINES
+    ]
+    assert too_long == [], "functions over 80 lines (docstrings aside):\n" + "\n".join(too_long)

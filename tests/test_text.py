@@ -118,7 +118,7 @@ def test_unknown_language_is_refused() -> None:
         set_language("fr")  # type: ignore[arg-type]
 
 
-def test_constraint_problems_are_korean_in_korean_and_the_validators_own_words_in_english(
+def test_constraint_problems_are_korean_in_korean_and_in_english_the_validators_words_with_bounds(
     korean: None,
 ) -> None:
     catalogue = Catalogue()
@@ -143,7 +143,7 @@ def test_constraint_problems_are_korean_in_korean_and_the_validators_own_words_i
     ]
     set_language("en")
     assert argument_problems(validator, wrong) == [
-        "city: 'X' is too short",
+        "city: 'X' is too short (at least 2 characters)",
         "days: 9 is greater than the maximum of 7",
         "tags: 3 is not of type 'array', 'null'",
         "unit: 'K' is not one of ['C', 'F']",
@@ -282,3 +282,57 @@ def test_a_message_picks_the_particle_from_its_values(korean: None) -> None:
     )
     both = _text.both("call.missing", field="alice")
     assert both == {"en": "missing required argument 'alice'", "ko": "필수 인자 'alice'가 없습니다"}
+
+
+# -- every constraint message names its bound ---------------------------------------------------------
+
+# keyword -> (the field's schema, a value that breaks it, the bound as the message must show it)
+BOUNDS: dict[str, tuple[dict[str, object], object, str]] = {
+    "type": ({"type": "integer"}, "x", "integer"),
+    "enum": ({"enum": ["C", "F"]}, "K", "['C', 'F']"),
+    "const": ({"const": "yes"}, "no", "'yes'"),
+    "minimum": ({"minimum": 3}, 1, "3"),
+    "maximum": ({"maximum": 7}, 9, "7"),
+    "exclusiveMinimum": ({"exclusiveMinimum": 3}, 3, "3"),
+    "exclusiveMaximum": ({"exclusiveMaximum": 7}, 7, "7"),
+    "multipleOf": ({"multipleOf": 5}, 7, "5"),
+    "minLength": ({"minLength": 16}, "abc", "16"),
+    "maxLength": ({"maxLength": 4}, "abcdef", "4"),
+    "pattern": ({"pattern": "^[a-z]+$"}, "A1", "^[a-z]+$"),
+    "format": ({"format": "date"}, "someday", "date"),
+    "minItems": ({"minItems": 2}, [1], "2"),
+    "maxItems": ({"maxItems": 1}, [1, 2, 3], "1"),
+    "minProperties": ({"minProperties": 2}, {"a": 1}, "2"),
+    "maxProperties": ({"maxProperties": 1}, {"a": 1, "b": 2}, "1"),
+    "minContains": ({"contains": {"const": 1}, "minContains": 2}, [1], "2"),
+    "maxContains": ({"contains": {"const": 1}, "maxContains": 1}, [1, 1], "1"),
+}
+# Keywords with no bound to name: they compose schemas, name fields, or say "each item once".
+UNBOUNDED = {
+    "$ref", "$dynamicRef", "additionalProperties", "allOf", "anyOf", "oneOf", "not", "if", "then",
+    "else", "items", "prefixItems", "contains", "properties", "patternProperties", "propertyNames",
+    "required", "dependentRequired", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties",
+    "uniqueItems",
+}  # fmt: skip
+
+
+def test_every_keyword_of_the_validator_is_either_bounded_or_known_to_have_no_bound() -> None:
+    import jsonschema
+
+    keywords = set(jsonschema.Draft202012Validator.VALIDATORS)
+    assert keywords - set(BOUNDS) - UNBOUNDED == set(), "a new keyword: add it to BOUNDS or UNBOUNDED"
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("keyword", sorted(BOUNDS))
+def test_every_constraint_message_names_its_bound(keyword: str, language: str) -> None:
+    from mcp_notebook.core._arguments import compile_validator
+
+    schema, value, bound = BOUNDS[keyword]
+    validator = compile_validator({"type": "object", "properties": {"field": schema}})
+    set_language(language)  # type: ignore[arg-type]
+    try:
+        (problem,) = argument_problems(validator, {"field": value})
+    finally:
+        set_language("en")
+    assert problem.startswith("field: ") and bound in problem, problem

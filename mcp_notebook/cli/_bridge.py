@@ -28,7 +28,6 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from mcp import Client
-from mcp.server.caching import CacheHint
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
@@ -37,6 +36,7 @@ from pydantic import ValidationError
 
 from ..client._configs import acheck_connection
 from ..core._text import t
+from ..server._protocol import never_cached
 from ..server._sdk_compat import TaskAnswers
 from ..server.http._envelope import envelope_problem, not_a_message
 from ._bridge_held import HOLD_FOR, HeldCalls
@@ -49,8 +49,6 @@ from ._bridge_upstream import Upstreams, open_upstream
 __all__ = ["Bridge", "open_upstream", "run_bridge", "serve_bridge"]
 
 logger = logging.getLogger(__name__)
-
-_NO_CACHE = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
 
 
 class Bridge:
@@ -99,19 +97,12 @@ class Bridge:
             handlers |= {"on_list_prompts": relay.list_prompts, "on_get_prompt": relay.get_prompt}
         if caps.completions is not None:
             handlers["on_completion"] = relay.complete
-        cached = (
-            "tools/list",
-            "resources/list",
-            "resources/templates/list",
-            "resources/read",
-            "prompts/list",
-        )
         server: Server[Any] = Server(
             info.name if info is not None else "mcp-notebook-bridge",
             version=info.version if info is not None else "",
             title=info.title if info is not None else None,
             instructions=client.instructions,
-            cache_hints=dict.fromkeys(cached, _NO_CACHE),  # type: ignore[arg-type]
+            cache_hints=never_cached(),
             on_subscriptions_listen=self.relay.listen,
             **handlers,
         )

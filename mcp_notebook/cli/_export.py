@@ -2,23 +2,25 @@
 
 The module is the notebook's code cells, in order, then ``app = asgi_app(...)``: uvicorn or
 gunicorn import it and serve ``app`` without a kernel, IPython or widgets. Skipped: markdown
-cells, cells tagged ``mcp-skip`` (or starting with ``# mcp: skip``), and line magics that only set
-up the notebook (``%load_ext``, ``%matplotlib``, ``%mcp_tools`` ...: each left as a comment).
+cells, cells tagged ``mcp-skip`` (or starting with ``# mcp: skip``), line magics that only set
+up the notebook (``%load_ext``, ``%matplotlib`` ...), and lines that try the notebook's own server
+out, which the app replaces (``srv = %mcp_serve``, ``%mcp_call ...``, ``%mcp_read``, ``%mcp_tools``,
+``%mcp_stop`` ...: each said in one notice line); each is left in the module as a comment.
 
 Everything else must be plain Python that runs the same outside a kernel. What cannot be is
 reported, all of it in one run, by cell and line (its number and text) with the reason and the
 fix, and then no file is written, never half an app:
 
-- a magic with an effect (``%mcp_serve``, ``%mcp_call``, ``%pip``, ``%%bash``, ...), a shell
-  command (``!ls``), or ``get_ipython()``: they need IPython;
+- a magic with an effect (``%pip``, ``%%bash``, ``%mcp_publish``, a try-out magic inside a
+  function or a loop ...), a shell command (``!ls``), or ``get_ipython()``: they need IPython;
 - top-level ``await`` (a kernel runs it, a module cannot);
 - an import of IPython, ipykernel, ipywidgets, the package's widgets and magics, or the lessons'
   exercises (``q1.check()`` checks through the kernel's server);
 - a call of the in-kernel server's API (``serve``, ``call``, ``list_tools`` ...): the app serves
   itself, and calls its tools from nowhere;
 - a name read (at the top level or in a function's body) that no exported cell defines: one only a
-  skipped cell defines, one only a refused line makes (``srv = %mcp_serve``), or one the kernel
-  provides (``display``);
+  skipped cell defines, one only a refused or left-out line makes (``srv = %mcp_serve``, then
+  ``srv.url``), or one the kernel provides (``display``);
 - a cell tagged ``raises-exception``: it fails on purpose, which would stop the app at import;
 - a notebook with no tool, resource or prompt at all: the app would serve nothing.
 
@@ -33,7 +35,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from IPython.core.inputtransformer2 import TransformerManager
@@ -98,12 +100,34 @@ class ExportError(HeadlessError):
         return lines
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A line that tries the notebook's server out (``%mcp_call ...``): not in the app, said once."""
+
+    notebook: str
+    cell: int
+    line: int
+    text: str
+    magic: str
+
+    def __str__(self) -> str:
+        return t(
+            "export.left_out",
+            notebook=self.notebook,
+            cell=self.cell,
+            line=self.line,
+            text=self.text,
+            magic=f"%{self.magic}",
+        )
+
+
 @dataclass
 class Export:
-    """The module's text, and what it should warn about."""
+    """The module's text, what it should warn about, and the try-out lines it left out."""
 
     text: str
     warnings: list[RelativePath]
+    left_out: list[LeftOut] = field(default_factory=list)
 
 
 def export_notebook(notebook: Path, *, name: str | None = None, module: str = "app") -> str:
@@ -164,7 +188,12 @@ def build_export(notebook: Path, *, name: str | None = None, module: str = "app"
         "from mcp_notebook import asgi_app as _asgi_app  # noqa: E402\n\n"
         f"app = _asgi_app(name={server_name!r})\n"
     )
-    return Export(text, warnings)
+    left_out = [
+        LeftOut(notebook.name, code.cell.number, line, code.line(line), magic)
+        for code in codes
+        for line, magic in sorted(code.tried.items())
+    ]
+    return Export(text, warnings, left_out)
 
 
 def _left_out(cell: Cell) -> bool:
@@ -189,12 +218,16 @@ def _missing_names(codes: list[CellCode], left_out: list[Cell]) -> list[tuple[Ce
     kernel_made: dict[
         str, tuple[int, int, bool]
     ] = {}  # name -> (cell, line, from the lessons) of a refused line
+    tried: dict[str, tuple[int, int, str]] = {}  # name -> (cell, line, magic) of a try-out line
     try:
         for code in codes:
             exported += [(code, statement, names_of(statement)) for statement in code.statements()]
             for statement in code.refused_statements():
                 for name in names_of(statement).defines:
                     kernel_made.setdefault(name, (code.cell.number, statement.lineno, is_lessons(statement)))
+            for statement in code.tried_statements():
+                for name in names_of(statement).defines:
+                    tried.setdefault(name, (code.cell.number, statement.lineno, code.tried[statement.lineno]))
     except SyntaxError:
         return []  # found by compiling the cell, and reported there
     if any(names.star for _, _, names in exported):
@@ -208,7 +241,10 @@ def _missing_names(codes: list[CellCode], left_out: list[Cell]) -> list[tuple[Ce
             if (code.cell.number, name) in told:
                 continue
             told.add((code.cell.number, name))
-            if name in kernel_made:
+            if name in tried:
+                cell, line, magic = tried[name]
+                reason = t("export.tryout_name", name=name, cell=cell, line=line, magic=f"%{magic}")
+            elif name in kernel_made:
                 cell, line, lesson = kernel_made[name]
                 key = "export.lesson_name" if lesson else "export.kernel_name"
                 reason = t(key, name=name, cell=cell, line=line)
@@ -286,8 +322,8 @@ def main_export(notebook: str, output: str | None, name: str | None) -> int:
     except HeadlessError as exc:
         sys.stderr.write(f"mcp-notebook: {exc}\n")
         return 2
-    for warning in result.warnings:
-        sys.stderr.write(f"mcp-notebook: {warning}\n")
+    for note in [*result.left_out, *result.warnings]:
+        sys.stderr.write(f"mcp-notebook: {note}\n")
     if target is None:
         sys.stdout.write(result.text)
         return 0

@@ -29,9 +29,13 @@ SET_UP_MAGICS = frozenset(
         "config",
         "autoreload",
         "aimport",
-        "mcp_tools",
-        "mcp_status",
     }
+)
+# The package's own magics that try the notebook's server out (start it, call it, look at it): what
+# an app replaces. A line that is one of them alone (``%mcp_call ...``, ``srv = %mcp_serve``) is left
+# out of the app with a notice; a name only such a line makes is reported where the app reads it.
+TRY_OUT_MAGICS = frozenset(
+    {"mcp_serve", "mcp_stop", "mcp_status", "mcp_tools", "mcp_call", "mcp_read", "mcp_prompt"}
 )
 _KERNEL_MODULES = ("IPython", "ipykernel", "ipywidgets", "mcp_notebook.widgets", "mcp_notebook.ipython")
 # The lessons' exercises check answers through the kernel's own server and record progress: an app
@@ -86,6 +90,7 @@ class CellCode:
     offences: list[Offence] = field(default_factory=list)
     refused: set[int] = field(default_factory=set)  # indexes into tree.body
     dropped: set[int] = field(default_factory=set)  # lines of set-up magics, commented out
+    tried: dict[int, str] = field(default_factory=dict)  # line -> its try-out magic, left out with a notice
 
     def line(self, number: int) -> str:
         """The cell's line `number` as the user wrote it, stripped and clipped."""
@@ -100,16 +105,28 @@ class CellCode:
         return [
             statement
             for index, statement in enumerate(self.tree.body)
-            if index not in self.refused and statement.lineno not in self.dropped
+            if index not in self.refused
+            and statement.lineno not in self.dropped
+            and statement.lineno not in self.tried
         ]
 
     def refused_statements(self) -> list[ast.stmt]:
         return [] if self.tree is None else [self.tree.body[index] for index in sorted(self.refused)]
 
+    def tried_statements(self) -> list[ast.stmt]:
+        """The try-out lines left out of the app (``srv = %mcp_serve``): what they name, it lacks."""
+        if self.tree is None:
+            return []
+        return [statement for statement in self.tree.body if statement.lineno in self.tried]
+
     def source(self) -> str:
-        """The cell's text for the module, set-up magics commented out."""
+        """The cell's text for the module, set-up magics and try-out lines commented out."""
         return "\n".join(
-            f"# {line}  (a notebook set-up magic: not needed by the app)" if number in self.dropped else line
+            f"# {line}  (a notebook set-up magic: not needed by the app)"
+            if number in self.dropped
+            else f"# {line}  (tries the notebook's server out: the app is the server)"
+            if number in self.tried
+            else line
             for number, line in enumerate(self.cell.source.splitlines(), start=1)
         ).rstrip()
 
@@ -124,6 +141,10 @@ def read_cell(cell: Cell) -> CellCode:
     code = CellCode(cell, tree)
     found: list[tuple[int, str]] = []
     for index, statement in enumerate(tree.body):
+        tried = _try_out(statement)
+        if tried:
+            code.tried[statement.lineno] = tried
+            continue
         for line, reason in _kernel_lines(statement):
             if reason:
                 found.append((line, reason))
@@ -145,6 +166,27 @@ def read_cell(cell: Cell) -> CellCode:
             code.refused |= {index for index, statement in enumerate(tree.body) if _spans(statement, line)}
     code.offences = [Offence(line, reason) for line, reason in sorted(set(found))]
     return code
+
+
+def _try_out(statement: ast.stmt) -> str:
+    """The try-out magic `statement` is, alone or assigned (``x = %mcp_call ...``); "" if not one."""
+    assigned = isinstance(statement, ast.Assign) and all(isinstance(n, ast.Name) for n in statement.targets)
+    if not (isinstance(statement, ast.Expr) or assigned):
+        return ""
+    value = statement.value  # type: ignore[attr-defined]  # an Expr or an Assign, both have one
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "run_line_magic"
+        and isinstance(value.func.value, ast.Call)
+        and isinstance(value.func.value.func, ast.Name)
+        and value.func.value.func.id == "get_ipython"
+        and value.args
+        and isinstance(value.args[0], ast.Constant)
+    ):
+        return ""
+    name = value.args[0].value
+    return name if name in TRY_OUT_MAGICS else ""
 
 
 def _spans(statement: ast.stmt, line: int) -> bool:

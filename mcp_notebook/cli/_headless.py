@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import ipaddress
 import json
 import logging
 import os
@@ -34,16 +33,18 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..core._errors import ServerError
 from ..core._idempotency import default_path as _idempotency_path
 from ..core._identity import check_client_name, default_server_name
 from ..core._secrets import new_token
 from ..core._text import t
+from ..server._settings import ServerSettings, is_loopback
 from ._terminal_approval import TerminalApprovals
 
 logger = logging.getLogger(__name__)
@@ -175,30 +176,14 @@ class HeadlessKernel:
             trace = _ANSI.sub("", "\n".join(reply.get("traceback", [])))
             raise HeadlessError(f"cell {cell.number} failed: {error}\n{trace}".rstrip())
 
-    def serve(
-        self,
-        *,
-        port: int,
-        host: str,
-        approval: str | None,
-        approval_timeout: float | None = None,
-        name: str | None = None,
-    ) -> str:
-        """Start the server in the kernel (or return the running one), with its clients; its URL."""
-        options: dict[str, Any] = {"port": port, "host": host}
-        if not _is_loopback(host):
-            options["allow_remote"] = True  # asked for on the command line; serve() warns
-        if approval is not None:
-            options["approval"] = approval
-        if approval_timeout is not None:
-            options["approval_timeout"] = approval_timeout
-        if name is not None:
-            options["name"] = name
+    def serve(self, options: Mapping[str, Any]) -> str:
+        """Start the server in the kernel with `options` (`mcp_notebook.serve`'s keywords), or return
+        the running one, with its clients; its URL."""
         # The client tokens are taken out of the environment once (cells' subprocesses need not
         # inherit them) and added to the server on every start: adding the same token is a no-op.
         code = (
             "import mcp_notebook as _mcp_notebook\n"
-            f"_mcp_srv = _mcp_notebook.serve(**{options!r})\n"
+            f"_mcp_srv = _mcp_notebook.serve(**{dict(options)!r})\n"
             "if '_mcp_client_tokens' not in globals():\n"
             f"    _mcp_client_tokens = __import__('json').loads(__import__('os').environ.pop({_CLIENT_TOKENS!r}, '{{}}'))\n"
             "for _mcp_name, _mcp_token in _mcp_client_tokens.items():\n"
@@ -252,13 +237,6 @@ class HeadlessKernel:
         manager.shutdown_kernel(now=False)
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -270,6 +248,23 @@ def clients_file(server_name: str) -> Path:
     """Where ``mcp-notebook serve --client`` keeps the client tokens of the server `server_name`."""
     safe = re.sub(r"[^\w.-]+", "-", server_name).strip("-.") or "notebook"
     return _idempotency_path().parent / "clients" / f"{safe}.json"
+
+
+def _serve_options(args: argparse.Namespace, server_name: str) -> dict[str, Any]:
+    """The settings `mcp_notebook.serve` gets in the kernel: the command line's, checked before a
+    kernel starts (`ServerSettings`), so a setting that cannot work fails at once."""
+    options: dict[str, Any] = {
+        "port": args.port,
+        "host": args.host,
+        "approval": args.approval or "ask",
+        "name": server_name,
+    }
+    if args.approval_timeout is not None:
+        options["approval_timeout"] = args.approval_timeout
+    if not is_loopback(args.host):
+        options["allow_remote"] = True  # asked for on the command line; serve() warns
+    ServerSettings.of(options, "mcp-notebook serve")
+    return options
 
 
 def _client_tokens(names: list[str], path: Path) -> dict[str, str]:
@@ -351,14 +346,13 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
         )
         if names:
             check_clients_file(tokens_path)
-    except (HeadlessError, ValueError) as exc:
+        options = _serve_options(args, server_name)
+    except (HeadlessError, ValueError, ServerError) as exc:
         logger.error("%s", exc)
         return 2
     client_tokens = _client_tokens(names, tokens_path) if names else {}
     kernel = HeadlessKernel(notebook, kernel_name=args.kernel, token=token, client_tokens=client_tokens)
     serving = False
-    approval = args.approval or "ask"
-    timeout = args.approval_timeout
     # A person answers at this terminal only if there is one, and stdin is not the protocol's.
     terminal = None
     if not args.stdio and sys.stdin is not None and sys.stdin.isatty() and _in_foreground(sys.stdin):
@@ -367,18 +361,11 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
             # server; ignored, it fails instead, and the prompts wait for `fg`.
             signal.signal(signal.SIGTTIN, signal.SIG_IGN)
         terminal = TerminalApprovals(kernel.send_comm, _terminal_out(), sys.stdin)
-    options: dict[str, Any] = {
-        "port": args.port,
-        "host": args.host,
-        "approval": approval,
-        "approval_timeout": timeout,
-        "name": server_name,
-    }
     try:
         kernel.start()
-        kernel.serve(**options)
+        kernel.serve(options)
         kernel.run_cells(cells, timeout=args.cell_timeout)
-        url = kernel.serve(**options)
+        url = kernel.serve(options)
         kernel.approvals_at(terminal)
         serving = True
         if client_tokens:
@@ -389,9 +376,9 @@ def main_serve(args: argparse.Namespace, token: str | None = None) -> int:
                 ", ".join(client_tokens),
                 tokens_path,
             )
-        if approval != "auto":
+        if options["approval"] != "auto":
             key = "headless.asks_here" if terminal is not None else "headless.declines"
-            logger.warning("%s", t(key, mode=approval))
+            logger.warning("%s", t(key, mode=options["approval"]))
         if args.stdio:
             # The stdio client is the first --client when there is one: its calls are that client's.
             return _serve_stdio(kernel, url, next(iter(client_tokens.values()), kernel.token))

@@ -11,10 +11,11 @@ import argparse
 import logging
 import os
 import sys
+from typing import Any
 
 from .._version import __version__
 from ..core._secrets import TokenFileError, read_token_file, token_on_argv_warning
-from ..server._approval import seconds_argument
+from ..server._approval import MODES, seconds_argument
 
 _SERVE_HELP = """\
 Run NOTEBOOK in a fresh Jupyter kernel (working directory: the notebook's folder), cell by cell,
@@ -79,20 +80,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("version", help="print the version")
-
-    serve = sub.add_parser(
-        "serve",
-        help="run a notebook headless and serve what it defines",
-        description=_SERVE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    _add_serve(
+        _notebook_command(sub, "serve", "run a notebook headless and serve what it defines", _SERVE_HELP)
     )
-    serve.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    _add_client_commands(sub)
+    export = _notebook_command(
+        sub,
+        "export",
+        "write a notebook's tools as an ASGI app (app.py) to serve without a kernel",
+        _EXPORT_HELP,
+    )
+    export.add_argument(
+        "-o", "--output", metavar="app.py", help="where to write the module (default: stdout)"
+    )
+    export.add_argument(
+        "--name", help="the app's name, which scopes its stored state (default: from the notebook)"
+    )
+    sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
+    return parser
+
+
+def _notebook_command(sub: Any, name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    """A command that takes a notebook, with its long help shown as written."""
+    command: argparse.ArgumentParser = sub.add_parser(
+        name, help=summary, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    command.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    return command
+
+
+def _add_serve(serve: argparse.ArgumentParser) -> None:
+    """The options of ``serve``: the server's settings it passes on (`ServerSettings`), and its own."""
     serve.add_argument("--port", type=int, default=0, help="TCP port (default: a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     _token_options(serve)
-    serve.add_argument(
-        "--approval", choices=["auto", "ask", "always"], help="approval of outside tool calls (default: ask)"
-    )
+    serve.add_argument("--approval", choices=MODES, help="approval of outside tool calls (default: ask)")
     serve.add_argument(
         "--approval-timeout",
         type=seconds_argument,
@@ -120,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
     serve.add_argument("--cell-timeout", type=float, help="seconds a cell may run (default: no limit)")
 
+
+def _add_client_commands(sub: Any) -> None:
+    """``bridge``, ``config`` and ``check``: the commands a client of a running server uses."""
     bridge = sub.add_parser(
         "bridge",
         help="serve a Streamable HTTP MCP server over stdio (for Claude Desktop)",
@@ -140,23 +165,6 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--url", required=True, help="the server's URL (srv.url)")
     _token_options(check)
     check.add_argument("--timeout", type=float, default=10.0, help="seconds to wait (default: 10)")
-
-    export = sub.add_parser(
-        "export",
-        help="write a notebook's tools as an ASGI app (app.py) to serve without a kernel",
-        description=_EXPORT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    export.add_argument("notebook", metavar="NOTEBOOK.ipynb")
-    export.add_argument(
-        "-o", "--output", metavar="app.py", help="where to write the module (default: stdout)"
-    )
-    export.add_argument(
-        "--name", help="the app's name, which scopes its stored state (default: from the notebook)"
-    )
-
-    sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
-    return parser
 
 
 def _token_options(command: argparse.ArgumentParser) -> None:

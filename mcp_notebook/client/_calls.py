@@ -1,6 +1,7 @@
 """A synchronous client for magics and plain Python: call tools on any MCP server.
 
-Targets: the in-kernel server (default), any Streamable HTTP URL, or a stdio command. Each public
+Targets: the in-kernel server (default), any Streamable HTTP URL, or a stdio command, named by the
+same keywords everywhere (``url``, ``token``, ``stdio``, ``mode``, ``timeout``: `Target`). Each public
 function here (`call`, `list_tools`, `read_resource`, ...) names one SDK call and turns its answer
 into JSON dicts or a result view (`CallResult`, `ReadResult`, `PromptResult`). What they all share
 lives apart: sending a request and waiting for it (`_client_requests`), and the open connection
@@ -14,24 +15,23 @@ from typing import Any
 
 from ..core import _ui
 from ..core._catalogue import tools_changed
+from ..core._options import takes_options
 from ..core._text import t
-from ._requests import DEFAULT_TIMEOUT, request
-from ._results import CallResult, Origin, PromptResult, ReadResult
+from ._requests import request
+from ._results import CallResult, PromptResult, ReadResult
+from ._target import Target
 from ._tasks import TaskCall, to_call_result
 
 
+@takes_options(Target)
 def call(
     name: str,
     arguments: dict[str, Any] | None = None,
     *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
     confirm: bool = False,
     on_progress: Callable[[float, float | None, str | None], None] | None = None,
     task: bool = False,
+    **target: Any,
 ) -> Any:
     """Call the tool `name` and return its result.
 
@@ -39,18 +39,10 @@ def call(
     ----------
     name, arguments:
         The tool and its arguments (a dict of JSON values).
-    url, token:
-        Reach any Streamable HTTP server instead of the in-kernel one. Without `url`, the call goes
-        to the in-kernel server as the notebook itself (identity ``"notebook"``), or, given a
-        `token`, as the identity that token proves (a client's, from ``srv.add_client``).
-    stdio:
-        A command line that starts a stdio MCP server, instead of a URL. With `token`, the command
-        gets the token in its environment as ``MCP_NOTEBOOK_TOKEN`` (how ``mcp-notebook bridge``
-        reads it), never on its command line.
-    mode:
-        ``"auto"`` (default), ``"legacy"`` (2025-11-25 handshake) or ``"2026-07-28"``.
-    timeout:
-        Seconds to wait for the answer.
+    url, token, stdio, mode, timeout:
+        Which server to call and how long to wait (see `Target`). Without `url` or `stdio`, the
+        call goes to the in-kernel server as the notebook itself (identity ``"notebook"``), or,
+        given a `token`, as the identity that token proves (a client's, from ``srv.add_client``).
     on_progress:
         ``on_progress(progress, total, message)`` for each progress notification of the call
         (called on the client's thread).
@@ -69,16 +61,14 @@ def call(
         The server answered with a JSON-RPC error (e.g. ``-32602`` for an unknown tool).
     ClientConnectionError
         The server could not be reached, or did not answer in time.
+    OptionError
+        A target option that cannot work (a ``mode`` that is not an era, ``url`` and ``stdio`` both).
     """
-
+    where = Target.of(target, "call()")
     if confirm:
-        options = {"url": url, "token": token, "stdio": stdio, "mode": mode, "timeout": timeout}
-        return _ui.make("pending_call", name, dict(arguments or {}), options)
-
+        return _ui.make("pending_call", name, dict(arguments or {}), where.options())
     if task:
-        return _as_task(
-            name, dict(arguments or {}), url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
-        )
+        return _as_task(name, dict(arguments or {}), where)
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
         if on_progress is not None:
@@ -89,33 +79,18 @@ def call(
         return await client.call_tool(name, arguments or {}, progress_callback=progress)
 
     def finish(result: Any) -> CallResult:
-        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return CallResult(
-            tool=name,
-            content=raw.get("content", []),
-            structured_content=raw.get("structuredContent"),
-            is_error=bool(raw.get("isError")),
-            raw=raw,
-            origin=Origin(url, stdio, token, mode),
-        )
+        return to_call_result(name, result.model_dump(by_alias=True, mode="json", exclude_none=True), where)
 
-    return request(
-        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, finish=finish, label=name
-    )
+    return request(do, where, finish=finish, label=name)
 
 
-def _as_task(
-    name: str, arguments: dict[str, Any], *, url: str | None, token: str | None, stdio: str | None, mode: str,
-    timeout: float,
-) -> TaskCall:  # fmt: skip
+def _as_task(name: str, arguments: dict[str, Any], where: Target) -> TaskCall:
     """`call` with ``task=True``: the call over a connection that declares the tasks extension."""
-    if mode == "legacy":
+    if where.mode == "legacy":
         raise ValueError(t("task_call.legacy"))
 
     def send(fn: Callable[[Any], Any]) -> Any:
-        return request(
-            fn, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout, label=name, tasks=True
-        )
+        return request(fn, where, label=name, tasks=True)
 
     async def start(client: Any) -> Any:
         await current_definitions(client)
@@ -125,28 +100,27 @@ def _as_task(
     task_id = getattr(answer, "task_id", None)
     if task_id is None:  # answered at once (quick, or a tool that does not run as a task)
         raw = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return TaskCall.answered(name, to_call_result(name, raw, Origin(url, stdio, token, mode)))
-    followed = TaskCall(name, send, task_id, Origin(url, stdio, token, mode))
+        return TaskCall.answered(name, to_call_result(name, raw, where))
+    followed = TaskCall(name, send, task_id, where)
     followed.status, followed.message = answer.status, answer.status_message
     followed.follow(answer.poll_interval_ms)
     return followed
 
 
-def list_tools(
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> list[dict[str, Any]]:
-    """Every tool the target lists (all pages), as JSON dicts."""
+@takes_options(Target)
+def list_tools(**target: Any) -> list[dict[str, Any]]:
+    """Every tool the target lists (all pages), as JSON dicts. Targets as in `call`."""
+    return _every("list_tools", "tools", Target.of(target, "list_tools()"))
+
+
+def _every(method: str, attribute: str, where: Target) -> list[dict[str, Any]]:
+    """Every item a paginated ``*/list`` of `where` lists (the client's `method`, the page's `attribute`)."""
 
     async def do(client: Any) -> list[dict[str, Any]]:
-        return await _all_pages(client.list_tools, "tools")
+        return await _all_pages(getattr(client, method), attribute)
 
-    result: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
-    return result
+    listed: list[dict[str, Any]] = request(do, where)
+    return listed
 
 
 async def current_definitions(client: Any) -> None:
@@ -181,15 +155,8 @@ def _dump(model: Any) -> dict[str, Any]:
     return dumped
 
 
-def read_resource(
-    uri: str,
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> ReadResult:
+@takes_options(Target)
+def read_resource(uri: str, **target: Any) -> ReadResult:
     """Read the resource at `uri` (``resources/read``). Targets as in `call`.
 
     Raises
@@ -201,45 +168,31 @@ def read_resource(
     async def do(client: Any) -> Any:
         return await client.read_resource(uri)
 
-    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
-    return ReadResult(
-        uri=uri, contents=_dump(result).get("contents", []), origin=Origin(url, stdio, token, mode)
-    )
+    where = Target.of(target, "read_resource()")
+    result = request(do, where)
+    return ReadResult(uri=uri, contents=_dump(result).get("contents", []), origin=where)
 
 
-def get_prompt(
-    name: str,
-    arguments: dict[str, str] | None = None,
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> PromptResult:
+@takes_options(Target)
+def get_prompt(name: str, arguments: dict[str, str] | None = None, **target: Any) -> PromptResult:
     """Get the prompt `name` filled with `arguments` (``prompts/get``). Targets as in `call`."""
 
     async def do(client: Any) -> Any:
         return await client.get_prompt(name, {key: str(value) for key, value in (arguments or {}).items()})
 
-    raw = _dump(request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout))
+    where = Target.of(target, "get_prompt()")
+    raw = _dump(request(do, where))
     return PromptResult(
         name=name,
         messages=raw.get("messages", []),
         description=raw.get("description"),
         raw=raw,
-        origin=Origin(url, stdio, token, mode),
+        origin=where,
     )
 
 
-def list_resources(
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> dict[str, list[dict[str, Any]]]:
+@takes_options(Target)
+def list_resources(**target: Any) -> dict[str, list[dict[str, Any]]]:
     """All resources and resource templates of the target: ``{"resources": [...], "templates": [...]}``."""
 
     async def do(client: Any) -> dict[str, list[dict[str, Any]]]:
@@ -248,40 +201,19 @@ def list_resources(
             "templates": await _all_pages(client.list_resource_templates, "resource_templates"),
         }
 
-    listed: dict[str, list[dict[str, Any]]] = request(
-        do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout
-    )
+    listed: dict[str, list[dict[str, Any]]] = request(do, Target.of(target, "list_resources()"))
     return listed
 
 
-def list_prompts(
-    *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
-) -> list[dict[str, Any]]:
-    """Every prompt the target lists (all pages), as JSON dicts."""
-
-    async def do(client: Any) -> list[dict[str, Any]]:
-        return await _all_pages(client.list_prompts, "prompts")
-
-    listed: list[dict[str, Any]] = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
-    return listed
+@takes_options(Target)
+def list_prompts(**target: Any) -> list[dict[str, Any]]:
+    """Every prompt the target lists (all pages), as JSON dicts. Targets as in `call`."""
+    return _every("list_prompts", "prompts", Target.of(target, "list_prompts()"))
 
 
+@takes_options(Target)
 def complete(
-    ref: str,
-    argument: str,
-    value: str = "",
-    *,
-    context: dict[str, str] | None = None,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
+    ref: str, argument: str, value: str = "", *, context: dict[str, str] | None = None, **target: Any
 ) -> list[str]:
     """Completions for an argument of a prompt (`ref` = its name) or a resource template (`ref` = its URI)."""
     import mcp_types as types
@@ -295,5 +227,5 @@ def complete(
     async def do(client: Any) -> Any:
         return await client.complete(reference, {"name": argument, "value": value}, context_arguments=context)
 
-    result = request(do, url=url, token=token, stdio=stdio, mode=mode, timeout=timeout)
+    result = request(do, Target.of(target, "complete()"))
     return list(result.completion.values)

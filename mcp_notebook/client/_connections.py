@@ -23,6 +23,7 @@ from ..core._errors import ClientConnectionError, ServerError
 from ..core._text import t
 from ..runtime._loop import runtime
 from ._questions import elicitation_callback, sampling_callback
+from ._target import Target
 
 
 class _Connection:
@@ -124,9 +125,7 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def resolve_target(
-    url: str | None, token: str | None, stdio: str | None, mode: str, *, tasks: bool = False
-) -> tuple[tuple[str, ...], Callable[[], Any], str]:
+def resolve_target(where: Target, *, tasks: bool = False) -> tuple[tuple[str, ...], Callable[[], Any], str]:
     """The pool key, the opener and the name of a target. `tasks`: a connection that declares the
     2026-07-28 tasks extension on its requests (its own key: other calls never become tasks)."""
     # The SDK loads on the first call (`import mcp` takes over a second): not on `%load_ext`.
@@ -136,6 +135,7 @@ def resolve_target(
     from mcp.client.stdio import get_default_environment, stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
+    url, token, stdio, mode = where.url, where.token, where.stdio, where.mode
     # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     asks: dict[str, Any] = {
         "elicitation_callback": elicitation_callback,

@@ -22,8 +22,7 @@ from ..runtime._execution import STOPPED
 from ..runtime._loop import runtime
 from . import _questions
 from ._connections import describe_error, get_pool, resolve_target
-
-DEFAULT_TIMEOUT = 60.0
+from ._target import Target
 
 
 def _wait(future: Any, timeout: float, target: str) -> Any:
@@ -80,24 +79,21 @@ def _is_connection_error(exc: BaseException) -> bool:
 
 def request(
     fn: Callable[[Any], Coroutine[Any, Any, Any]],
+    where: Target,
     *,
-    url: str | None = None,
-    token: str | None = None,
-    stdio: str | None = None,
-    mode: str = "auto",
-    timeout: float = DEFAULT_TIMEOUT,
     finish: Callable[[Any], Any] | None = None,
     label: str = "",
     tasks: bool = False,
 ) -> Any:
-    """Run ``await fn(client)`` against the target and return ``finish(result)`` (sync).
+    """Run ``await fn(client)`` against the target `where` and return ``finish(result)`` (sync).
 
     If the server asks for a person's input meanwhile, a `CallInProgress` is returned instead.
     `tasks`: over a connection that declares the tasks extension (`resolve_target`).
     """
     from mcp.shared.exceptions import MCPError
 
-    key, open_client, target = resolve_target(url, token, stdio, mode, tasks=tasks)
+    key, open_client, target = resolve_target(where, tasks=tasks)
+    timeout = where.timeout
     pool = get_pool()
     for attempt in (1, 2):
         connection = pool.get(key, open_client, target, timeout)

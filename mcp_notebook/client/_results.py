@@ -4,6 +4,7 @@ The rich widget views are in `mcp_notebook.widgets`; these fallbacks are what Gi
 nbval see. A result may come from any server (``--url``, ``--stdio``), and such a server is
 untrusted: every value it sent is escaped where it meets HTML, and media become an ``<img>`` only
 with a plain ``image/*`` type and base64 data (`media_type`, `is_base64`), never markup of its making.
+How each content block reads is its kind's (`core._kinds`): a kind added there reads here too.
 Each result keeps its `Origin`: what it links to is read from the server that sent it, never from
 another one.
 """
@@ -11,91 +12,23 @@ another one.
 from __future__ import annotations
 
 import html
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import _ui
+from ..core._kinds import block_html, describe_block, result_html, result_lines
+from ..core._media import is_base64, media_type
 from ..core._text import t
+from ._target import Target
 
-# A type and subtype of letters, digits and + . - only: nothing that can end an attribute or a URL part.
-_MEDIA_TYPE = re.compile(r"(image|audio)/[a-z0-9][a-z0-9.+-]{0,126}")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-
-
-def media_type(value: Any, kinds: tuple[str, ...] = ("image", "audio")) -> str | None:
-    """`value` as a media type safe to put into markup and a ``data:`` URL, or None.
-
-    Only ``image/*`` / ``audio/*`` (as `kinds` allows) made of letters, digits and ``+.-``, compared
-    in lower case. ``image/url`` is refused: ipywidgets reads that format as "load this address".
-    """
-    if not isinstance(value, str):
-        return None
-    lowered = value.strip().lower()
-    if _MEDIA_TYPE.fullmatch(lowered) is None or lowered.partition("/")[2] == "url":
-        return None
-    return lowered if lowered.partition("/")[0] in kinds else None
+__all__ = ["CallResult", "Origin", "PromptResult", "ReadResult", "is_base64", "media_type"]
 
 
-@dataclass(frozen=True)
-class Origin:
-    """The server a result came from, reached again the same way: to read what the result links to.
-
-    A ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's
-    own server, as the notebook), a hostile server could name the notebook's secrets and have a
-    person believe they came from it; read here, the server can only show what it could send anyway.
-
-    Attributes
-    ----------
-    url, stdio, mode:
-        The target, as `mcp_notebook.call` takes it: neither `url` nor `stdio` is the in-kernel server.
-    token:
-        The credential the result was fetched with (never shown).
-    """
-
-    url: str | None = None
-    stdio: str | None = None
-    token: str | None = field(default=None, repr=False)
-    mode: str = "auto"
-
-    @property
-    def in_kernel(self) -> bool:
-        """Whether this is the notebook's own server."""
-        return self.url is None and self.stdio is None
-
-    def describe(self) -> str:
-        """The server, as a person knows it: the URL, the stdio command, or the in-kernel server."""
-        if self.url is not None:
-            return self.url
-        if self.stdio is not None:
-            return t("view.origin_stdio", command=self.stdio)
-        return t("view.origin_kernel")
-
-    def read(self, uri: str) -> ReadResult:
-        """Read `uri` from this server (``resources/read``), with the same credential."""
-        from ._calls import read_resource  # _calls makes results: imported here, when a link is read
-
-        return read_resource(uri, url=self.url, token=self.token, stdio=self.stdio, mode=self.mode)
-
-
-def is_base64(data: Any) -> bool:
-    """Whether `data` is base64 text and nothing else (the only thing allowed after ``;base64,``)."""
-    return isinstance(data, str) and len(data) % 4 == 0 and _BASE64.fullmatch(data) is not None
-
-
-def _block_lines(block: dict[str, Any]) -> str:
-    kind = block.get("type")
-    if kind == "text":
-        return str(block["text"])
-    if kind in ("image", "audio"):
-        return f"[{kind} {block.get('mimeType', '')}, {len(block.get('data', '')) * 3 // 4} bytes]"
-    if kind == "resource_link":
-        return f"[resource_link] {block.get('uri')} ({block.get('mimeType', '')})"
-    if kind == "resource":
-        inner = block.get("resource", {})
-        return f"[resource {inner.get('uri')}]\n{inner.get('text', '[blob]')}"
-    return f"[{kind}] {json.dumps(block, ensure_ascii=False)[:200]}"
+# The server a result came from, reached again the same way: to read what the result links to. A
+# ``resource_link`` names a URI the sending server chose. Read anywhere else (the notebook's own
+# server, as the notebook), a hostile server could name the notebook's secrets and have a person
+# believe they came from it; read where it came from, the server can only show what it could send anyway.
+Origin = Target
 
 
 def _image_html(mime: Any, data: Any) -> str | None:
@@ -104,19 +37,6 @@ def _image_html(mime: Any, data: Any) -> str | None:
     if safe is None or not is_base64(data):
         return None
     return f'<img src="data:{html.escape(safe)};base64,{data}"/>'
-
-
-def _block_html(block: Any) -> str:
-    if not isinstance(block, dict):
-        return f"<pre>{html.escape(json.dumps(block, ensure_ascii=False, default=str)[:200])}</pre>"
-    kind = block.get("type")
-    if kind == "text":
-        return f"<pre>{html.escape(str(block.get('text', '')))}</pre>"
-    if kind == "image":
-        image = _image_html(block.get("mimeType"), block.get("data"))
-        if image is not None:
-            return image
-    return f"<pre>{html.escape(_block_lines(block))}</pre>"
 
 
 @dataclass
@@ -152,7 +72,8 @@ class CallResult:
     def __repr__(self) -> str:
         label = t("result.error_label") if self.is_error else t("result.ok_label")
         lines = [f"{label}: {self.tool}"]
-        lines.extend(_block_lines(block) for block in self.content)
+        lines.extend(describe_block(block) for block in self.content)
+        lines.extend(result_lines(self.raw))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -161,7 +82,8 @@ class CallResult:
         parts = [
             f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>'
         ]
-        parts.extend(_block_html(block) for block in self.content)
+        parts.extend(block_html(block) for block in self.content)
+        parts.extend(result_html(self.raw))
         parts.append("</div>")
         return "".join(parts)
 
@@ -226,7 +148,7 @@ class PromptResult:
         if self.description:
             lines.append(self.description)
         for message in self.messages:
-            lines.append(f"[{message['role']}] {_block_lines(message['content'])}")
+            lines.append(f"[{message['role']}] {describe_block(message['content'])}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -235,6 +157,6 @@ class PromptResult:
         ]
         for message in self.messages:
             role = html.escape(str(message.get("role", "?")))
-            parts.append(f"<div><b>{role}</b>{_block_html(message.get('content'))}</div>")
+            parts.append(f"<div><b>{role}</b>{block_html(message.get('content'))}</div>")
         parts.append("</div>")
         return "".join(parts)

@@ -21,13 +21,14 @@ from ..core import _ui
 from ..core._errors import ClientConnectionError, ProtocolError
 from ..core._text import t
 from ..runtime._loop import runtime
-from ._results import CallResult, Origin
+from ._results import CallResult
+from ._target import Target
 
 TERMINAL = ("completed", "failed", "cancelled")
 INTERNAL_ERROR = -32603
 
 
-def to_call_result(tool: str, raw: dict[str, Any], origin: Origin | None = None) -> CallResult:
+def to_call_result(tool: str, raw: dict[str, Any], origin: Target | None = None) -> CallResult:
     return CallResult(
         tool=tool,
         content=raw.get("content", []),
@@ -60,7 +61,7 @@ class TaskCall:
         tool: str,
         send: Callable[[Callable[[Any], Any]], Any],
         task_id: str | None,
-        origin: Origin | None = None,
+        origin: Target | None = None,
     ) -> None:
         self.tool = tool
         self.origin = origin  # where the result's links are read

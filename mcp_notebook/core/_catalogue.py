@@ -12,14 +12,15 @@ import contextlib
 import contextvars
 import difflib
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, TypeVar, overload
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, overload
 
+from ._options import takes_options
 from ._prompts import PromptEntry
 from ._resources import ResourceEntry, TemplateEntry
-from ._tasks import TaskSupport
 from ._text import t
-from ._tool_entry import RunIn, ToolEntry, check_tool_name, make_entry
+from ._tool_entry import ToolEntry, make_entry
+from ._tool_options import RunIn, ToolOptions, check_tool_name
 
 # The entry's names lived here before `_tool_entry` split off; other modules and tests import them from here.
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "ChangeListener",
     "RunIn",
     "ToolEntry",
+    "ToolOptions",
     "check_tool_name",
     "collecting_into",
     "default_catalogue",
@@ -257,29 +259,10 @@ def target_catalogue(catalogue: Catalogue | None) -> Catalogue:
 
 
 @overload
-def tool(fn: F, /, *, catalogue: Catalogue | None = None) -> F: ...
+def tool(fn: F, /, *, catalogue: Catalogue | None = None, lint: bool = True) -> F: ...
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-    output_schema: Mapping[str, Any] | Literal[False] | None = None,
-    input_schema: Mapping[str, Any] | None = None,
-    run_in: RunIn | None = None,
-    approval: Literal["always", "never"] | None = None,
-    expose: bool = True,
-    idempotency_key: bool = False,
-    rate_limit: tuple[int, float] | None = None,
-    timeout: float | None = None,
-    task: TaskSupport = "never",
-    lint: bool = True,
-    catalogue: Catalogue | None = None,
-) -> Callable[[F], F]: ...
+def tool(*, catalogue: Catalogue | None = None, lint: bool = True, **options: Any) -> Callable[[F], F]: ...
+@takes_options(ToolOptions)
 def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = True, **options: Any) -> Any:
     """Make a notebook function an MCP tool, bare (``@tool``) or with options (``@tool(...)``).
 
@@ -290,51 +273,22 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
 
     Parameters
     ----------
-    name:
-        Tool name (default: the function's name). 1-128 characters of ``A-Za-z0-9_.-``.
-    title:
-        Human-readable title for clients' UIs.
-    description:
-        What the tool does and when to use it (default: the docstring).
-    read_only, destructive, idempotent, open_world:
-        Behaviour hints (``readOnlyHint`` ...). Clients must treat them as untrusted claims.
-    output_schema:
-        Override the schema derived from the return annotation, or ``False`` for none.
-    input_schema:
-        Override the schema derived from the signature (JSON Schema 2020-12, root ``object``), for
-        rules a signature cannot say (``if``/``then``, ``allOf``, ``$defs``). Arguments are validated
-        against it, then passed to the function's parameters of the same names.
-    run_in:
-        ``"thread"`` (a worker thread) or ``"kernel"`` (the kernel's main thread); default: the server's.
-    approval:
-        ``"always"`` to ask a person before every outside call of this tool, ``"never"`` to never ask;
-        default: the server's policy (ask for tools not annotated read-only).
-    expose:
-        ``False`` keeps the tool from outside clients (not listed, not callable); the notebook can
-        still call it (``%mcp_call``). Use it for the dangerous half of a pair (publish / revoke).
-    idempotency_key:
-        Add a required ``idempotency_key`` argument: a repeated call with the same key returns the
-        first result instead of running again (kept 24 h, across kernel restarts).
-    rate_limit:
-        ``(calls, seconds)``, e.g. ``(10, 60)``: more calls than that get an error saying when to retry.
-    timeout:
-        Seconds a call may take; a slower one is abandoned and the model gets an error.
-    task:
-        Whether a call may run as a task, which the client polls instead of waiting on one request
-        (clients give up on a plain request after about 60 s): ``"optional"`` (a client that
-        supports tasks gets one when the call takes longer than half a second), ``"required"``
-        (only clients that support tasks may call it) or ``"never"`` (default). Opt in for long
-        functions; the default is ``"never"`` because a 2025-11-25 client that supports tasks
-        makes every call of a tool that allows them a task and polls for its result (a quick tool
-        would answer slower), and a task's result is kept in the server's store until it expires.
-        A cancelled task stops where the tool calls its `Context` (``ctx.progress``, ``ctx.sleep``,
-        ``ctx.check_cancelled()``); a ``run_in="kernel"`` tool is interrupted like a cell. The
-        catalogue view shows the setting, and the linter advises it (MCP061) for a tool that
-        reports progress in a loop.
+    name, title, description, read_only, destructive, idempotent, open_world, input_schema, output_schema:
+        What clients are shown (see `ToolOptions`, which documents and checks every option).
+    run_in, timeout, rate_limit, task:
+        How a call runs.
+    approval, expose, idempotency_key:
+        Who may call it, and how often it really runs.
     lint:
         Show the tool-design linter's findings when the tool is defined (in a notebook).
     catalogue:
         Where to register (default: the catalogue ``serve()`` serves).
+
+    Raises
+    ------
+    ToolDefinitionError
+        An option that cannot work (an unknown one names the option it may have meant), or a
+        function that cannot be a tool, saying what to write instead.
     """
     target = target_catalogue(catalogue)
     quiet = catalogue is None and _collecting.get() is not None

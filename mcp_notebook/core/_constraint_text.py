@@ -1,9 +1,10 @@
 """One line about a value that breaks a JSON Schema constraint, in the reader's language.
 
 English keeps the validator's own words (``'K' is not one of ['C', 'F']``): what a model reads
-and what JSON Schema documentation uses. In Korean the same facts, the constraint and the value
-received, are said in Korean for the common keywords (the ``constraint.*`` messages); anything rarer
-keeps the validator's words.
+and what JSON Schema documentation uses, except where those words hide the bound (``'abc' is too
+short``: how short may it be?). In Korean the same facts, the constraint and the value received,
+are said in Korean for the common keywords (the ``constraint.*`` messages); anything rarer keeps
+the validator's words. Every message names the bound it was held to.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from ._text import get_language, t
 _KEYWORDS = frozenset(
     {
         "enum", "const", "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-        "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "pattern", "format",
+        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems",
+        "pattern", "format",
     }
 )  # fmt: skip
+# Keywords whose validator words (``is too short``, ``has too many properties``) leave out the bound:
+# said in our words in English too, so that a model knows what would pass.
+_BOUNDLESS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"})
 # JSON Schema type names that have a message saying what a reader calls them (``constraint.kind.NAME``).
 _KINDS = frozenset({"integer", "number", "string", "boolean", "array", "object"})
 
@@ -29,7 +34,7 @@ def constraint_message(keyword: str, expected: Any, value: Any, english: str) ->
     `english` is the validator's own message, returned as it is in English and for any keyword
     without a message of its own.
     """
-    if get_language() == "en" or keyword not in _KEYWORDS:
+    if keyword not in _KEYWORDS or (get_language() == "en" and keyword not in _BOUNDLESS):
         return english
     fields: dict[str, Any] = {"value": repr(value), "limit": expected}
     if keyword == "enum":
@@ -38,8 +43,8 @@ def constraint_message(keyword: str, expected: Any, value: Any, english: str) ->
         fields["expected"] = repr(expected)
     elif keyword == "type":
         fields["types"] = type_names(expected)
-    elif keyword in ("minItems", "maxItems"):
-        fields["count"] = len(value) if isinstance(value, list | tuple) else "?"
+    elif keyword in ("minItems", "maxItems", "minProperties", "maxProperties"):
+        fields["count"] = len(value) if isinstance(value, list | tuple | dict) else "?"
     elif keyword == "pattern":
         fields["pattern"] = repr(expected)
     elif keyword == "format":

@@ -50,9 +50,11 @@ import inspect
 import math
 import threading
 import typing
+import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, Protocol, TypeVar, overload
 
+from ._errors import ProtocolDeprecationWarning
 from ._forms import elicitation_request, with_form_data
 from ._identity import identity_of
 from ._questions import (
@@ -74,6 +76,7 @@ from ._text import t
 __all__ = ["CallCancelled", "Context"]
 
 FormT = TypeVar("FormT")
+_WARNED: set[str] = set()  # the deprecated features this process has warned of (once each)
 
 
 class CallCancelled(BaseException):
@@ -265,7 +268,10 @@ class Context:
         """Send a log message to the client (``notifications/message``), if it wants that level.
 
         Handshake era: levels below the session's ``logging/setLevel`` are dropped. 2026-07-28: sent
-        only when the request opted in with ``_meta["io.modelcontextprotocol/logLevel"]``.
+        only when the request opted in with ``_meta["io.modelcontextprotocol/logLevel"]`` (the SDK's
+        client: ``Client(..., log_level="info")``); ``logging/setLevel`` is gone. MCP 2026-07-28
+        deprecates logging (SEP-2577): for what a person operating the server reads, log to stderr
+        (stdio) or trace with OpenTelemetry; for what the model should read, put it in the result.
         """
         self.check_cancelled()
         if self._task is not None:
@@ -286,6 +292,22 @@ class Context:
         await self._request.session.send_notification(
             notification, related_request_id=self._request.request_id
         )
+
+    def _deprecated(self, feature: str, *, stacklevel: int) -> None:
+        """Warn, once per process, that a 2026-07-28 request uses what that revision deprecates.
+
+        `stacklevel` points at the tool's own line, so that IPython shows it for a notebook's tool.
+        """
+        if not self._stateless or feature in _WARNED:
+            return
+        _WARNED.add(feature)
+        warnings.warn(t(f"context.deprecated.{feature}"), ProtocolDeprecationWarning, stacklevel=stacklevel)
+
+    def _deprecated_in(self, requests: Mapping[str, Mapping[str, Any]], *, stacklevel: int) -> None:
+        for request in requests.values():
+            feature = {SAMPLE: "sampling", ROOTS: "roots"}.get(str(request.get("method")))
+            if feature:
+                self._deprecated(feature, stacklevel=stacklevel)
 
     @staticmethod
     def _check_level(level: str) -> None:
@@ -381,7 +403,13 @@ class Context:
     def sample(
         self, prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None, key: str | None = None
     ) -> str:
-        """Ask the client's language model; the text of its reply."""
+        """Ask the client's language model; the text of its reply.
+
+        Deprecated by MCP 2026-07-28 (SEP-2577), still served in both eras: a 2026-07-28 request
+        warns once (`ProtocolDeprecationWarning`). What replaces it: call a model provider's API
+        from the tool yourself.
+        """
+        self._deprecated("sampling", stacklevel=3)
         text: str = self._block(
             "sample", self.asample(prompt, max_tokens=max_tokens, system_prompt=system_prompt, key=key)
         )
@@ -390,16 +418,24 @@ class Context:
     async def asample(
         self, prompt: str, *, max_tokens: int = 200, system_prompt: str | None = None, key: str | None = None
     ) -> str:
+        self._deprecated("sampling", stacklevel=3)
         request = self.sampling(prompt, max_tokens=max_tokens, system_prompt=system_prompt)
         text: str = (await self.aask({key or self._key(SAMPLE): request})).popitem()[1]
         return text
 
     def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
-        """The client's roots (folders it lets servers see), as ``[{"uri": ..., "name": ...}]``."""
+        """The client's roots (folders it lets servers see), as ``[{"uri": ..., "name": ...}]``.
+
+        Deprecated by MCP 2026-07-28 (SEP-2577), still served in both eras: a 2026-07-28 request
+        warns once (`ProtocolDeprecationWarning`). What replaces it: take the folder or file as a
+        tool parameter or a resource URI, or from the server's own configuration.
+        """
+        self._deprecated("roots", stacklevel=3)
         roots: list[dict[str, Any]] = self._block("list_roots", self.alist_roots(key=key))
         return roots
 
     async def alist_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        self._deprecated("roots", stacklevel=3)
         roots: list[dict[str, Any]] = (await self.aask({key or self._key(ROOTS): self.roots()})).popitem()[1]
         return roots
 
@@ -409,11 +445,13 @@ class Context:
         An elicitation answers an `Elicitation` (with its ``data`` when its form is a class), a
         sampling request the reply's text, a roots request the list of roots.
         """
+        self._deprecated_in(requests, stacklevel=4)
         answers: dict[str, Any] = self._block("ask", self.aask(requests))
         return answers
 
     async def aask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         """`ask` for ``async def`` tools (never blocks the loop)."""
+        self._deprecated_in(requests, stacklevel=4)
         answers = await self._asked(requests)
         # Validated once every answer is in, whichever way it came (pushed, polled or replayed).
         return {key: with_form_data(requests[key], answer) for key, answer in answers.items()}

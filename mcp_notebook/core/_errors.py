@@ -6,10 +6,12 @@
     ├── ProtocolError          a server answered with a JSON-RPC error (carries .code, .data)
     ├── InvalidResultError     a server's answer broke the protocol (e.g. output schema not honoured)
     ├── ClientConnectionError  the client could not reach or talk to a server
-    └── InvalidAnswerError     an accepted answer does not fit the class a tool asked with (a ValueError)
+    ├── InvalidAnswerError     an accepted answer does not fit the class a tool asked with (a ValueError)
+    └── OptionError            an option of serve() or of the client's target cannot work (a ValueError)
     ToolError                  raised *by tool code* to return an error result to the model
 
     AuditLogWarning            (a UserWarning) the audit log could not be written
+    ProtocolDeprecationWarning (a DeprecationWarning) a tool uses what 2026-07-28 deprecates
 
 `ToolError` deliberately does not derive from `MCPNotebookError`: it is not a failure of
 this package but a message from a tool to the model (`isError: true`).
@@ -26,6 +28,14 @@ class MCPNotebookError(Exception):
 
 class ToolDefinitionError(MCPNotebookError, ValueError):
     """A Python function cannot be turned into an MCP tool as written."""
+
+
+class OptionError(MCPNotebookError, ValueError):
+    """An option's value that cannot work (`core._options`); `option` names it (None: several together)."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class ServerError(MCPNotebookError, RuntimeError):
@@ -106,4 +116,15 @@ class AuditLogWarning(UserWarning):
 
     Warned once each time writing starts to fail (and again after it has recovered and fails anew);
     the server panel shows it for as long as it lasts. The calls themselves still run.
+    """
+
+
+class ProtocolDeprecationWarning(DeprecationWarning):
+    """A tool uses a feature that MCP 2026-07-28 deprecates (SEP-2577), in a 2026-07-28 request.
+
+    Sampling (``ctx.sample``) and roots (``ctx.list_roots``) still work in both eras, and will in
+    every revision released within a year of 2026-07-28; the warning (once per feature and process)
+    says what to move to. Filter it like any warning::
+
+        warnings.filterwarnings("ignore", category=mcp_notebook.ProtocolDeprecationWarning)
     """

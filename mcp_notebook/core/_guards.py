@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import ToolError
+from ._kinds import plain_kind
 from ._text import t
 
 REDACTED = "[redacted]"
@@ -163,9 +164,10 @@ _SIZE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), defa
 def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
     """`result` (a ``CallToolResult``-shaped dict) made safe to send; the input is never changed.
 
-    - Text blocks (and the text of embedded ``resource`` blocks) lose their control characters
-      and share one budget of `max_chars` characters: blocks past the budget keep only the
-      truncation marker. Images, audio and links are left as they are.
+    - Text blocks (and the text of embedded ``resource`` blocks: wherever a block's kind says a
+      model reads text, `ContentKind.text_at`) lose their control characters and share one budget
+      of `max_chars` characters: blocks past the budget keep only the truncation marker. Images,
+      audio and links are left as they are.
     - The strings of ``structuredContent`` (keys and values, at any depth) lose their control
       characters too, and a text block holding its JSON is written again from the cleaned value,
       so both still say the same. Whoever checks it against an output schema does so after this.
@@ -193,26 +195,39 @@ def sanitize_result(result: Mapping[str, Any], max_chars: int) -> dict[str, Any]
     changed = bool(rewritten)
     blocks: list[Any] = []
     for block in result.get("content", []):
-        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            text = block["text"]
-            cleaned = rewritten.get(text) or _clean(text)
+        path = _model_text_path(block)
+        text = _text_at(block, path)
+        if text is not None:
+            cleaned = (rewritten.get(text) if path == ("text",) else None) or _clean(text)
             capped = _cap(cleaned, budget)
             budget -= min(budget, len(cleaned))
             if capped != text:
-                block, changed = {**block, "text": capped}, True
-        elif isinstance(block, Mapping) and block.get("type") == "resource":
-            inner = block.get("resource")
-            if isinstance(inner, Mapping) and isinstance(inner.get("text"), str):
-                text = inner["text"]
-                cleaned = _clean(text)
-                capped = _cap(cleaned, budget)
-                budget -= min(budget, len(cleaned))
-                if capped != text:
-                    block, changed = {**block, "resource": {**inner, "text": capped}}, True
+                block, changed = _with_text(block, path, capped), True
         blocks.append(block)
     if not changed and isinstance(result, dict) and "content" in result:
         return result
     return {**result, "content": blocks}
+
+
+def _model_text_path(block: Any) -> tuple[str, ...]:
+    """Where the text a model reads is in `block`, by its wire type (a kind refining it changes nothing)."""
+    kind = plain_kind(block.get("type")) if isinstance(block, Mapping) else None
+    return kind.text_at if kind is not None else ()
+
+
+def _text_at(block: Any, path: tuple[str, ...]) -> str | None:
+    node = block
+    for key in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return node if path and isinstance(node, str) else None
+
+
+def _with_text(node: Mapping[str, Any], path: tuple[str, ...], text: str) -> dict[str, Any]:
+    """A copy of `node` with `text` at `path` (the blocks along the way copied, never changed)."""
+    head, rest = path[0], path[1:]
+    return {**node, head: _with_text(node[head], rest, text) if rest else text}
 
 
 # A JSON string escape of a character `_CONTROL_RE` removes: \b, \f and \r have short forms, the rest

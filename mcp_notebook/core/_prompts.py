@@ -20,9 +20,11 @@ from ._constraint_text import constraint_message, type_message
 from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
-from ._results import image_block, text_block
+from ._kinds import is_wire_type
+from ._media import image_block
+from ._results import text_block
 from ._text import t
-from ._tool_entry import check_tool_name  # prompt names follow the same rules as tool names
+from ._tool_options import check_tool_name  # prompt names follow the same rules as tool names
 
 _ROLES = ("user", "assistant")
 
@@ -199,13 +201,7 @@ def _content(entry: PromptEntry, content: Any, read: Callable[[str], list[dict[s
         return text_block(content)
     if isinstance(content, EmbeddedResource):
         return {"type": "resource", "resource": read(content.uri)[0]}
-    if isinstance(content, Mapping) and content.get("type") in (
-        "text",
-        "image",
-        "audio",
-        "resource",
-        "resource_link",
-    ):
+    if isinstance(content, Mapping) and is_wire_type(content.get("type")):
         return dict(content)
     image = image_block(content)
     if image is not None:

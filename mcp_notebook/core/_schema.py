@@ -20,6 +20,7 @@ from typing import Any, get_origin
 from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
+from ._kinds import kind_of_annotation
 from ._text import t
 from ._type_schema import (
     _MISSING,
@@ -107,6 +108,10 @@ def _output_schema(
 ) -> tuple[dict[str, Any] | None, bool]:
     ret = hints.get("return", _MISSING)
     if "return" in unresolved or ret is _MISSING or ret is None or ret is type(None) or ret is Any:
+        return None, False
+    if kind_of_annotation(ret) is not None:
+        # A content kind (bytes, or a kind a notebook registered, dataclass or not) is sent as its
+        # content blocks: a schema would promise structured content that never comes.
         return None, False
     builder = _Builder(namespace, output=True)
     try:

@@ -332,7 +332,9 @@ class Store(abc.ABC):
     def trim(self, namespace: str, server: str, limit: int) -> int:
         """Keep at most `limit` values of `namespace` for `server`: the expired go, then the oldest.
 
-        Runs in progress are never trimmed. Returns how many entries were removed.
+        Runs in progress are never trimmed. Returns how many entries were removed. A store whose
+        trimming costs a walk over what it keeps (SQLite) may trim up to 1% below `limit`, so that a
+        full store walks once per hundred writes rather than on each.
         """
         if limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit!r}")

@@ -54,6 +54,7 @@ _LIVE: set[str] = set()  # the instance tokens of this process's open stores (se
 _OPENING = threading.Lock()  # a new file is created, then opened, before any other store may open it
 _COLUMNS = "namespace=? AND server=? AND identity=? AND tool=? AND key=?"
 _BUCKET = "bucket"  # the holder of a rate limit's token bucket (`_take`): never a claim, never a value
+_TRIM_SLACK = 100  # a full store trims to 1/100 below its limit (`_trim`)
 _WRITE_STEP_MS = 2  # SQLite's busy handler gives up after this long; `_begin` then tries again
 
 
@@ -130,7 +131,13 @@ class SQLiteStore(Store):
             "PRIMARY KEY (namespace, server, identity, tool, key))"
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS entries_age ON entries (namespace, server, created)")
+        # `trim`'s index: a server's values (holder NULL) in the order they were made, so counting
+        # them and finding the oldest read the index alone. (It replaces ``entries_age``, which had
+        # no holder: counting values then read every row, milliseconds per call past 10,000 handles.)
+        self._db.execute("DROP INDEX IF EXISTS entries_age")
+        self._db.execute(
+            "CREATE INDEX IF NOT EXISTS entries_kept ON entries (namespace, server, holder, created)"
+        )
         # The change log (`changes`): appended to, read past the last id seen, old rows deleted.
         # AUTOINCREMENT: an id is never given twice, even after the rows before it were deleted.
         self._db.execute(
@@ -300,20 +307,20 @@ class SQLiteStore(Store):
             if count <= limit:
                 return 0  # the common case: one indexed count, no write
             with self._transaction():
+                # The unary ``+`` keeps SQLite on the expiry index: the few expired rows, not all.
                 removed = self._db.execute(
-                    "DELETE FROM entries WHERE namespace=? AND server=? AND expires <= ?",
-                    (namespace, server, self.now()),
+                    "DELETE FROM entries WHERE expires <= ? AND +namespace=? AND +server=?",
+                    (self.now(), namespace, server),
                 ).rowcount
-                (values,) = self._db.execute(
-                    "SELECT COUNT(*) FROM entries WHERE namespace=? AND server=? AND holder IS NULL",
-                    (namespace, server),
-                ).fetchone()
-                if values > limit:  # the oldest go; runs in progress stay
-                    removed += self._db.execute(
-                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE namespace=? AND "
-                        "server=? AND holder IS NULL ORDER BY created, rowid LIMIT ?)",
-                        (namespace, server, values - limit),
-                    ).rowcount
+                # Past the newest values, the oldest go (runs in progress stay): one walk down the
+                # index, newest first, under the file's write lock. A full store keeps 1% fewer than
+                # `limit` (`_TRIM_SLACK`), so the walk comes once per hundred writes, not on each.
+                keep = limit - limit // _TRIM_SLACK
+                removed += self._db.execute(
+                    "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE namespace=? AND "
+                    "server=? AND holder IS NULL ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?)",
+                    (namespace, server, keep),
+                ).rowcount
             return int(removed)
 
     def _purge(self, now: float) -> int:

@@ -1,8 +1,7 @@
 """One tool's entry: a Python callable checked, described and made ready to call.
 
-`make_entry` turns a function and the ``@tool`` options into a `ToolEntry`, checking everything it
-can at definition time (the name, the options, an overriding schema) so a mistake shows when the
-cell runs, not on a model's first call. The entry carries what `tools/list` shows (`to_wire`) and
+`make_entry` turns a function and the ``@tool`` options (`ToolOptions`, which checks them) into a
+`ToolEntry`. The entry carries what `tools/list` shows (`to_wire`) and
 builds its argument validator and converter once, on first use. Kept apart from the `Catalogue`
 that holds entries: this part is about one tool, the catalogue about the set and its changes.
 
@@ -16,7 +15,6 @@ import hashlib
 import inspect
 import json
 import marshal
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,37 +23,27 @@ from ._arguments import argument_converter, compile_validator
 from ._context import context_parameter
 from ._errors import ToolDefinitionError
 from ._idempotency import KEY_PARAMETER, idempotency_key_schema
+from ._options import build
 from ._schema import FunctionSchema, function_schema
-from ._tasks import TASK_SUPPORT, TaskSupport
+from ._tasks import TaskSupport
 from ._text import t
+from ._tool_options import RunIn, ToolOptions, check_tool_name
 
-RunIn = Literal["thread", "kernel"]
+__all__ = [
+    "RunIn",
+    "ToolEntry",
+    "check_tool_name",
+    "make_entry",
+]  # RunIn and check_tool_name: from _tool_options
 
-# Spec 2025-11-25, server/tools "Tool names": 1-128 characters, case-sensitive, [A-Za-z0-9_.-].
-_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
-_BAD_CHAR_RE = re.compile(r"[^A-Za-z0-9_.\-]")
-
+# The options an entry keeps as they were given; the others become its schemas, description and annotations.
+_CARRIED = ("title", "run_in", "approval", "expose", "idempotency_key", "rate_limit", "timeout", "task")
 _ANNOTATION_KEYS = {
     "read_only": "readOnlyHint",
     "destructive": "destructiveHint",
     "idempotent": "idempotentHint",
     "open_world": "openWorldHint",
 }
-
-
-def check_tool_name(name: str) -> None:
-    """Raise `ToolDefinitionError` unless `name` follows the spec's tool-name rules."""
-    if _NAME_RE.fullmatch(name):
-        return
-    if not name:
-        why = t("name.empty")
-    elif len(name) > 128:
-        why = t("name.too_long", n=len(name))
-    else:
-        bad = sorted(set(_BAD_CHAR_RE.findall(name)))
-        why = t("name.bad_chars", chars=", ".join(repr(c) for c in bad))
-    suggestion = _BAD_CHAR_RE.sub("_", name).strip("_")[:128] or "my_tool"
-    raise ToolDefinitionError(t("name.invalid", name=name, why=why, suggestion=suggestion))
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,55 +125,22 @@ class ToolEntry:
         return wire
 
 
-def make_entry(
-    fn: Callable[..., Any],
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-    output_schema: Mapping[str, Any] | Literal[False] | None = None,
-    input_schema: Mapping[str, Any] | None = None,
-    run_in: RunIn | None = None,
-    approval: Literal["always", "never"] | None = None,
-    expose: bool = True,
-    idempotency_key: bool = False,
-    rate_limit: tuple[int, float] | None = None,
-    timeout: float | None = None,
-    task: TaskSupport = "never",
-) -> ToolEntry:
-    """Build a `ToolEntry` from a function and the decorator's options."""
+def make_entry(fn: Callable[..., Any], **options: Any) -> ToolEntry:
+    """Build a `ToolEntry` from a function and the decorator's options (`ToolOptions`)."""
     if not callable(fn):
         raise ToolDefinitionError(t("tool.not_callable", what=type(fn).__name__))
-    tool_name = name if name is not None else getattr(fn, "__name__", "")
-    check_tool_name(tool_name)
-    if read_only and destructive:
-        raise ToolDefinitionError(t("tool.annotations_conflict", name=tool_name))
-    if run_in not in (None, "thread", "kernel"):
-        raise ToolDefinitionError(t("serve.bad_run_in", value=run_in))
-    if approval not in (None, "always", "never"):
-        raise ToolDefinitionError(t("tool.bad_approval", value=approval))
-    if rate_limit is not None and not (
-        isinstance(rate_limit, tuple) and len(rate_limit) == 2 and rate_limit[0] >= 1 and rate_limit[1] > 0
-    ):
-        raise ToolDefinitionError(t("tool.bad_rate_limit", value=rate_limit))
-    if timeout is not None and not timeout > 0:
-        raise ToolDefinitionError(t("tool.bad_timeout", value=timeout))
-    if task not in TASK_SUPPORT:
-        raise ToolDefinitionError(t("tool.bad_task", name=tool_name, value=repr(task)))
+    if options.get("name") is None:
+        options = {**options, "name": getattr(fn, "__name__", "")}
+    chosen: ToolOptions = build(ToolOptions, options, "@tool", ToolDefinitionError)
+    tool_name = str(chosen.name)
     schema: FunctionSchema = function_schema(fn)
-    if input_schema is not None:
-        # The function's own parameters still apply (conversion, defaults); the schema is what the
-        # model is shown and what arguments are validated against (e.g. 2020-12 keywords no Python
-        # signature can say: if/then/else, $defs with $ref, allOf).
-        input_schema = dict(input_schema)
-        _check_schema(tool_name, input_schema, "tool.bad_input_schema")
-    else:
-        input_schema = schema.input_schema
-    if idempotency_key and KEY_PARAMETER not in input_schema.get("properties", {}):
+    # An input_schema given overrides the signature's: the function's own parameters still apply
+    # (conversion, defaults); the schema is what the model is shown and what arguments are
+    # validated against (e.g. 2020-12 keywords no Python signature can say: if/then/else, $defs
+    # with $ref, allOf).
+    given = chosen.input_schema
+    input_schema = dict(given) if given is not None else schema.input_schema
+    if chosen.idempotency_key and KEY_PARAMETER not in input_schema.get("properties", {}):
         # The model must send a key: it is what makes a retried call safe to repeat.
         input_schema = dict(input_schema)
         input_schema["properties"] = {
@@ -193,41 +148,28 @@ def make_entry(
             KEY_PARAMETER: idempotency_key_schema(),
         }
         input_schema["required"] = [*input_schema.get("required", []), KEY_PARAMETER]
-    flags = {
-        "read_only": read_only,
-        "destructive": destructive,
-        "idempotent": idempotent,
-        "open_world": open_world,
-    }
+    flags = {key: getattr(chosen, key) for key in _ANNOTATION_KEYS}
     annotations = {_ANNOTATION_KEYS[k]: v for k, v in flags.items() if v is not None}
-    if read_only and destructive is None:
+    if chosen.read_only and chosen.destructive is None:
         # A read-only tool cannot destroy anything; say so rather than leave the spec default (true).
         annotations["destructiveHint"] = False
     out: dict[str, Any] | None
     wraps = schema.wraps_output
-    if output_schema is False:
+    if chosen.output_schema is False:
         out, wraps = None, False
-    elif output_schema is not None:
-        out, wraps = dict(output_schema), False
-        _check_schema(tool_name, out, "tool.bad_output_schema")  # fail at definition, not on the first call
+    elif chosen.output_schema is not None:
+        out, wraps = dict(chosen.output_schema), False
     else:
         out = schema.output_schema
     return ToolEntry(
         name=tool_name,
         fn=fn,
-        description=description if description is not None else schema.description,
+        description=chosen.description if chosen.description is not None else schema.description,
         input_schema=input_schema,
         output_schema=out,
         wraps_output=wraps,
-        title=title,
         annotations=annotations,
-        run_in=run_in,
-        approval=approval,
-        expose=expose,
-        idempotency_key=idempotency_key,
-        rate_limit=rate_limit,
-        timeout=timeout,
-        task=task,
+        **{option: getattr(chosen, option) for option in _CARRIED},
     )
 
 
@@ -244,17 +186,3 @@ def _code_identity(fn: Callable[..., Any]) -> bytes:
             pass
     # No code to compare (a builtin, a functools.partial): this very object, so a new one asks again.
     return f"{type(target).__module__}.{type(target).__qualname__}@{id(target)}".encode()
-
-
-def _check_schema(name: str, schema: dict[str, Any], message: str) -> None:
-    # Spec 2025-11-25 server/tools: inputSchema and outputSchema are JSON Schema objects whose root is
-    # an object (arguments and structuredContent are JSON objects).
-    import jsonschema  # only for an explicit override: defining a tool stays cheap
-
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ToolDefinitionError(t(message, name=name, why=exc.message)) from None
-    if schema.get("type") != "object":
-        why = f"its root type is {schema.get('type')!r}, not 'object'"
-        raise ToolDefinitionError(t(message, name=name, why=why))

@@ -16,11 +16,13 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument
 
+from ..client._target import DEFAULT_TIMEOUT, MODES, Target
+from ..core._options import option_names
 from ..core._text import t
 
 
 def target_options(func: Any) -> Any:
-    """The options that pick which server a client magic talks to."""
+    """The options that pick which server a client magic talks to: a `Target`'s, on the command line."""
     options = [
         argument(
             "--url", default=None, help="Talk to another Streamable HTTP server instead of this kernel's."
@@ -31,10 +33,13 @@ def target_options(func: Any) -> Any:
             default=None,
             help='Talk to a stdio server started by this command, e.g. "python srv.py".',
         ),
+        argument("--mode", default="auto", choices=MODES, help="Protocol era to use."),
         argument(
-            "--mode", default="auto", choices=("auto", "legacy", "2026-07-28"), help="Protocol era to use."
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT,
+            help=f"Seconds to wait for the answer (default {DEFAULT_TIMEOUT:g}).",
         ),
-        argument("--timeout", type=float, default=60.0, help="Seconds to wait for the answer (default 60)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -46,18 +51,14 @@ TARGET_VALUES = ("--url", "--token", "--stdio")
 
 
 def target(args: Any, namespace: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The target options of a parsed line, as the client's functions take them (`Target`)."""
     # `--token $tok`: a kernel variable, so a secret never has to be written into a cell.
-    for name in ("url", "token", "stdio"):
+    for option in TARGET_VALUES:
+        name = option.removeprefix("--")
         value = getattr(args, name)
         if namespace is not None and isinstance(value, str) and value.startswith("$"):
             setattr(args, name, str(lookup(namespace, value[1:])))
-    return {
-        "url": args.url,
-        "token": args.token,
-        "stdio": args.stdio,
-        "mode": args.mode,
-        "timeout": args.timeout,
-    }
+    return {name: getattr(args, name) for name in option_names(Target)}
 
 
 def parse_arguments(namespace: dict[str, Any], pairs: list[str], json_part: str | None) -> dict[str, Any]:

@@ -115,16 +115,7 @@ class MCPMagics(Magics):
         from ..api._serving import serve  # the server imports the SDK: on first use, not on %load_ext
 
         try:
-            server = serve(
-                port=args.port,
-                host=args.host,
-                token=args.token,
-                run_in=args.run_in,
-                approval=args.approval,
-                approval_timeout=args.approval_timeout,
-                allow_remote=args.allow_remote,
-                name=args.name,
-            )
+            server = serve(**vars(args))  # each option of the line is a setting of the same name
         except (MCPNotebookError, ValueError) as exc:  # a bad option value: say what to change
             raise UsageError(str(exc)) from None
         # The panel shows approval prompts and activity; it lives in this cell's output.

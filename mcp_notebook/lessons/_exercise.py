@@ -1,7 +1,7 @@
 """One exercise: its question, the learner's attempts, a ladder of hints and a model answer.
 
-An `Exercise` shows itself (``repr`` / ``_repr_html_``) with its state; ``check``, ``hint`` and
-``solution`` return a `Feedback`. Everything shown is plain, deterministic text (nbval compares
+An `Exercise` shows itself (``repr`` / ``_repr_html_``) with its state, as a card that a later
+check updates in place (a display id); ``check``, ``hint`` and ``solution`` return a `Feedback`. Everything shown is plain, deterministic text (nbval compares
 committed outputs), with an HTML rendering for notebooks.
 """
 
@@ -11,6 +11,8 @@ import html
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from IPython.display import display, update_display
 
 from ..core._text import t
 from ._judge import checking
@@ -216,6 +218,9 @@ class Exercise:
         texts.update({f"hint.{i}": hint for i, hint in enumerate(hints, 1)})
         self._add_texts(texts)
         self.hint_count = len(hints)
+        # Where its card is shown (one id for every display of it), once it has been.
+        self._card_id = f"mcp-notebook-exercise-{chapter}-{name}-{id(self):x}"
+        self._card_shown = False
         self.reset()
 
     @property
@@ -229,6 +234,7 @@ class Exercise:
         self.status: Status = "not_attempted"
         self.attempts = 0
         self.hints_seen = 0
+        self._update_card()
 
     # -- the three things a learner does ------------------------------------------------------------
     def check(self, answer: Any = None, *, seed: int | None = None) -> Feedback:
@@ -250,9 +256,11 @@ class Exercise:
         record_check(self.chapter, self.name, "incorrect" if problems else "correct", self.attempts)
         if not problems:
             self.status = "correct"
+            self._update_card()
             return self._feedback("correct", t("lessons.check.correct"), *self.praise())
         if self.status != "correct":
             self.status = "incorrect"
+        self._update_card()
         more = t("lessons.check.more_help", name=self.name)
         return self._feedback("incorrect", t("lessons.check.incorrect"), *problems, more)
 
@@ -403,6 +411,19 @@ class Exercise:
             ]
         parts += ["", t("lessons.commands", name=self.name)]
         return "\n".join(parts)
+
+    def _ipython_display_(self) -> None:
+        """Show the card with a display id, so that a check in a later cell updates it where it is:
+        a card above a right answer must not still say "not attempted yet"."""
+        display(self._card(), raw=True, display_id=self._card_id)  # type: ignore[no-untyped-call]  # IPython has no hints here
+        self._card_shown = True
+
+    def _card(self) -> dict[str, str]:
+        return {"text/plain": repr(self), "text/html": self._repr_html_()}
+
+    def _update_card(self) -> None:
+        if self._card_shown:
+            update_display(self._card(), raw=True, display_id=self._card_id)  # type: ignore[no-untyped-call]
 
     def _repr_html_(self) -> str:
         colour = _COLOURS[self.status]

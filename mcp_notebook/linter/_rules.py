@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core._guards import looks_secret, name_tokens
 from ..core._idempotency import KEY_PARAMETER
+from ..core._kinds import kind_of_annotation
 from ..core._tool_entry import ToolEntry
 from ._blocking import blocking_calls
 from ._long_calls import progress_in_loop
@@ -308,6 +309,8 @@ def _structured_return(fn: Any) -> str | None:
 
 
 def _is_structured(tp: Any) -> bool:
+    if kind_of_annotation(tp) is not None:  # a content kind (bytes, one a notebook registered): no schema
+        return False
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         return any(_is_structured(arg) for arg in typing.get_args(tp))

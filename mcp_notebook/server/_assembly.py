@@ -13,10 +13,9 @@ building a `ToolServer` itself. The import contracts in ``pyproject.toml`` hold 
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -25,14 +24,11 @@ from starlette.types import ASGIApp
 from ..core._catalogue import Catalogue
 from ..core._identity import Identities
 from ..core._questions import StoredRounds
-from ..core._store import Store
-from ..core._tasks import DEFAULT_TTL
 from ..runtime._execution import ToolRunner
 from ._approval import ApprovalPolicy
-from ._audit import default_audit_path
 from ._guardrails import Guardrails
 from ._protocol import INSTRUCTIONS, TITLE, ToolServer
-from .http._connections import ConnectionLimits
+from ._settings import ServerSettings
 from .http._gate import build_app
 from .http._listener import run_http
 from .http._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
@@ -41,56 +37,41 @@ from .http._sessions import DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_IDENTITY
 def tool_server(
     catalogue: Catalogue,
     runner: ToolRunner,
+    settings: ServerSettings,
     *,
     identities: Identities,
     approval: ApprovalPolicy,
-    name: str,
-    store: Store | str | None = None,
-    idempotency_path: str | os.PathLike[str] | None = None,
     shared: bool = False,
     request_state_keys: Sequence[bytes] = (),
-    page_size: int = 100,
-    result_limit: int = 50_000,
-    history: int = 500,
-    history_bytes: int = 32 * 1024 * 1024,
-    max_output_chars: int = 1_000_000,
-    audit_log: str | os.PathLike[str] | Literal[False] | None = None,
-    task_ttl: float = DEFAULT_TTL,
     title: str = TITLE,
     instructions: str = INSTRUCTIONS,
 ) -> ToolServer:
     """The protocol server over `catalogue`, with its guardrails, store, audit log and rounds.
 
-    `shared`: state that a kernel's server keeps in its process (rate-limit buckets, the open
-    rounds of 2026-07-28 calls) goes to the store too, so that every process and replica that
-    serves it shares one (an exported app). `request_state_keys`: the keys that seal
-    ``requestState`` (the first seals, all open); none: a key of this process.
-    `audit_log`: a file, ``"-"`` for stdout, ``False`` for none, None for the default file.
-    `task_ttl`: seconds a finished task and its result stay readable.
-    `title`, `instructions`: what the server tells clients it is (a live notebook, by default).
+    `settings`: the server's (its name, store, limits, audit log). `shared`: state that a kernel's
+    server keeps in its process (rate-limit buckets, the open rounds of 2026-07-28 calls) goes to
+    the store too, so that every process and replica that serves it shares one (an exported app).
+    `request_state_keys`: the keys that seal ``requestState`` (the first seals, all open); none: a
+    key of this process. `title`, `instructions`: what the server tells clients it is (a live
+    notebook, by default).
     """
+    name = settings.name or "mcp-notebook"
     guards = Guardrails(
-        max_output_chars=max_output_chars,
-        idempotency_path=idempotency_path,
-        store=store,
+        max_output_chars=settings.max_output_chars,
+        idempotency_path=settings.idempotency_path,
+        store=settings.store,
         server_name=name,
         shared_limits=shared,
     )
-    rounds = StoredRounds(guards.store, name) if shared else None
     server = ToolServer(
         catalogue,
         runner,
-        page_size=page_size,
-        result_limit=result_limit,
-        history=history,
-        history_bytes=history_bytes,
+        settings,
         approval=approval,
         guards=guards,
         identities=identities,
-        audit_log=None if audit_log is False else (audit_log or default_audit_path()),
         request_state_keys=request_state_keys,
-        rounds=rounds,
-        task_ttl=task_ttl,
+        rounds=StoredRounds(guards.store, name) if shared else None,
         title=title,
         instructions=instructions,
     )
@@ -131,17 +112,19 @@ def http_app(
 async def serve_http(
     tools: ToolServer,
     sock: socket.socket,
-    host: str,
+    settings: ServerSettings,
     *,
-    limits: ConnectionLimits | None = None,
-    session_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-    max_sessions: int = DEFAULT_PER_IDENTITY,
     task_status: anyio.abc.TaskStatus[Any] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve `tools` over HTTP on `sock` (from `http._listener.bind_socket`) until stopped.
 
-    The listener gets the app and the task manager that runs beside it (`http._listener.run_http`);
+    `settings`: the host it answers to, and its sessions' limits. The listener gets the app and the task manager that runs beside it (`http._listener.run_http`);
     ``task_status`` is handed the uvicorn server once it listens.
     """
-    app = http_app(tools, host=host, session_idle_timeout=session_idle_timeout, max_sessions=max_sessions)
-    await run_http(app, sock, beside=tools.tasks, limits=limits, task_status=task_status)
+    app = http_app(
+        tools,
+        host=settings.host,
+        session_idle_timeout=settings.session_idle_timeout,
+        max_sessions=settings.max_sessions,
+    )
+    await run_http(app, sock, beside=tools.tasks, task_status=task_status)

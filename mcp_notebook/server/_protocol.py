@@ -38,6 +38,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import CacheableMethod
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._version import __version__
@@ -45,10 +46,10 @@ from ..core._catalogue import Catalogue
 from ..core._identity import Identities, Identity, identity_of
 from ..core._questions import RoundLedger
 from ..core._secrets import new_token
-from ..core._tasks import DEFAULT_TTL, EXTENSION, TaskBook
+from ..core._tasks import EXTENSION, TaskBook
 from ..core._text import t
 from ..runtime._execution import ToolRunner
-from ._activity import DEFAULT_MAX_BYTES, ActivityLog
+from ._activity import ActivityLog
 from ._approval import ApprovalPolicy
 from ._audit import AuditTrail
 from ._calls import ToolCalls
@@ -59,6 +60,7 @@ from ._paging import page
 from ._pipeline import CallPipeline, Handler
 from ._sdk_compat import TaskAnswers, default_discover
 from ._session_state import Sessions, session_id_of
+from ._settings import ServerSettings
 from ._tasks import TaskIdParams, TaskManager, TaskUpdateParams
 from ._tasks_legacy import LegacyTaskMethods
 from ._tasks_modern import ModernTaskMethods, removed
@@ -66,6 +68,7 @@ from ._versions import SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 
+IMPLEMENTATION = "mcp-notebook"
 TITLE = "Jupyter notebook tools"
 INSTRUCTIONS = (
     "Tools defined in a live Jupyter notebook. They run against the notebook's current state, "
@@ -109,27 +112,23 @@ class ToolServer:
         self,
         catalogue: Catalogue,
         runner: ToolRunner,
+        settings: ServerSettings | None = None,
         *,
-        page_size: int = 100,
-        result_limit: int = 50_000,
         approval: ApprovalPolicy | None = None,
         guards: Guardrails | None = None,
         identities: Identities | None = None,
-        name: str = "mcp-notebook",
-        history: int = 500,
-        history_bytes: int = DEFAULT_MAX_BYTES,
-        audit_log: str | os.PathLike[str] | None = None,
         request_state_keys: Sequence[bytes] = (),
         rounds: RoundLedger | None = None,
-        task_ttl: float = DEFAULT_TTL,
         title: str = TITLE,
         instructions: str = INSTRUCTIONS,
     ) -> None:
-        if page_size < 1:
-            raise ValueError("page_size must be at least 1")
+        settings = settings if settings is not None else ServerSettings(audit_log=False)
+        # What clients are told this server is (serverInfo.name), and whom sealed state is for: the
+        # implementation, the same for every notebook; `settings.name` scopes stored state instead.
+        name = IMPLEMENTATION
         self.catalogue = catalogue
         self.runner = runner
-        self.page_size = page_size
+        self.page_size = settings.page_size
         self.approval = approval if approval is not None else ApprovalPolicy()
         # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
         self.approval.allowed.definition = self._definition
@@ -139,8 +138,8 @@ class ToolServer:
         # Every request is one call of the pipeline; each finished record goes to its sinks, in order:
         # the audit log first (it writes the arguments before the activity log clips large ones), the
         # activity log, then whoever listens (the notebook's views).
-        self.audit = AuditTrail(audit_log)
-        self.log = ActivityLog(history, max_bytes=history_bytes)
+        self.audit = AuditTrail(settings.audit_path())
+        self.log = ActivityLog(settings.history, max_bytes=settings.history_bytes)
         self.pipeline = CallPipeline()
         self.pipeline.sinks += [self.audit, self.log.keep]
         self.calls = self.log.calls  # tools/call only
@@ -153,30 +152,13 @@ class ToolServer:
         # server tells its clients itself.
         self.relay: ChangeRelay | None = None
         self.listen_handler = ListenHandler(self._bus)
-        # 2026-07-28 requestState: sealed (AES-GCM, per-process key) on the way out and verified on the
-        # way back by the SDK's boundary, so a tool's earlier answers cannot be forged or edited by a
-        # client, and bound to the identity it was issued to (spec 2026-07-28 basic/patterns/mrtr:
-        # "the authenticated principal, rejecting state presented by a different principal"). Only
-        # calls of tools and prompts that take a Context go through it (no one else mints state), so
-        # every other request pays nothing for it. Each state also names one round, answerable once.
-        # Replicas share their keys (`request_state_keys`: the first seals, all open) and their
-        # rounds (a `RoundLedger` in the shared store), so any replica answers any round.
-        keys = list(request_state_keys) or [os.urandom(32)]
-        security = RequestStateSecurity(keys=keys, bind_principal=_principal)
-        self.boundary = RequestStateBoundary(security, default_audience=name)
-        self.rounds = rounds if rounds is not None else RoundLedger(ttl=security.ttl)
+        self.boundary, self.rounds = _sealed_state(name, request_state_keys, rounds)
         # Large results are kept in the server's store, scoped to this server (and the caller).
         kept = KeptResults(self.guards.store, server=self.guards.server_name)
         # Calls that run as tasks: their records in the same store, scoped to this server and the caller.
-        self.tasks = TaskManager(TaskBook(self.guards.store, self.guards.server_name), ttl=task_ttl)
-        self.data = DataHandlers(catalogue, runner, self._bus, page_size, self.rounds, kept, self.sessions)
-        no_cache = CacheHint(ttl_ms=0, scope="private")  # a live notebook: never serve a stale list
-        cached = (
-            "tools/list",
-            "resources/list",
-            "resources/templates/list",
-            "resources/read",
-            "prompts/list",
+        self.tasks = TaskManager(TaskBook(self.guards.store, self.guards.server_name), ttl=settings.task_ttl)
+        self.data = DataHandlers(
+            catalogue, runner, self._bus, self.page_size, self.rounds, kept, self.sessions
         )
         self.tool_calls = ToolCalls(
             catalogue=catalogue,
@@ -188,16 +170,21 @@ class ToolServer:
             boundary=self.boundary,
             kept=self.data.kept,
             rounds=self.rounds,
-            result_limit=result_limit,
+            result_limit=settings.result_limit,
             tasks=self.tasks,
         )
+        self.sdk = self._sdk_server(name, title, instructions)
+        self._serve_tasks()
+
+    def _sdk_server(self, name: str, title: str, instructions: str) -> _NotebookServer:
+        """The SDK's server, every method routed through the pipeline to its handler here."""
         observed = self.pipeline.observed
-        self.sdk = _NotebookServer(
+        sdk = _NotebookServer(
             name,
             version=__version__,
             title=title,
             instructions=instructions,
-            cache_hints=dict.fromkeys(cached, no_cache),  # type: ignore[arg-type]
+            cache_hints=never_cached(),
             get_tool_input_schema=self._input_schema,
             on_list_tools=observed("tools/list", self._list_tools),
             on_call_tool=self.tool_calls,  # opens its call itself, and runs its steps in it
@@ -212,20 +199,20 @@ class ToolServer:
             on_subscriptions_listen=self.listen_handler,
         )
         # A notification handler, not a middleware: it costs nothing on every other request.
-        self.sdk.add_notification_handler(
+        sdk.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
-        self.sdk.add_request_handler(
+        sdk.add_request_handler(
             "logging/setLevel",
             types.SetLevelRequestParams,
             observed("logging/setLevel", self._set_level),
         )
         # One list of versions everywhere: server/discover names every version this endpoint serves,
         # as the -32022 answer does (a client of either era learns it can fall back).
-        self.sdk.add_request_handler(
+        sdk.add_request_handler(
             "server/discover", types.RequestParams, observed("server/discover", self._discover)
         )
-        self._serve_tasks()
+        return sdk
 
     def _serve_tasks(self) -> None:
         """The tasks methods of both eras, each routed to its era's adapter (one model: `_tasks`)."""
@@ -358,6 +345,41 @@ class ToolServer:
         """Close what the server opened: the audit log, the store; safe to call twice."""
         self.audit.close()
         self.guards.close()
+
+
+def never_cached() -> dict[CacheableMethod, CacheHint]:
+    """The cache hints of a live notebook's lists and reads (2026-07-28 ``ttlMs``): never serve a stale one.
+
+    The bridge relays a notebook's server, so it says the same.
+    """
+    no_cache = CacheHint(ttl_ms=0, scope="private")
+    listed: tuple[CacheableMethod, ...] = (
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+    )
+    return dict.fromkeys(listed, no_cache)
+
+
+def _sealed_state(
+    name: str, keys: Sequence[bytes], rounds: RoundLedger | None
+) -> tuple[RequestStateBoundary, RoundLedger]:
+    """The boundary that seals and opens 2026-07-28 ``requestState``, and the ledger of its rounds.
+
+    Sealed (AES-GCM, per-process key) on the way out and verified on the way back by the SDK's
+    boundary, so a tool's earlier answers cannot be forged or edited by a client, and bound to the
+    identity it was issued to (spec 2026-07-28 basic/patterns/mrtr: "the authenticated principal,
+    rejecting state presented by a different principal"). Only calls of tools and prompts that take
+    a Context go through it (no one else mints state), so every other request pays nothing for it.
+    Each state also names one round, answerable once. Replicas share their keys (`keys`: the first
+    seals, all open) and their rounds (a `RoundLedger` in the shared store), so any replica answers
+    any round.
+    """
+    security = RequestStateSecurity(keys=list(keys) or [os.urandom(32)], bind_principal=_principal)
+    boundary = RequestStateBoundary(security, default_audience=name)
+    return boundary, rounds if rounds is not None else RoundLedger(ttl=security.ttl)
 
 
 def _by_era(method: str, modern: Handler | None, legacy: Handler | None) -> Handler:

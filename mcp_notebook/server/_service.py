@@ -84,12 +84,15 @@ class ServiceApp:
     ----------
     config:
         The settings in force.
+    name:
+        The app's name (``config.server.name``), which scopes its stored state.
     tools:
         The protocol server (its ``calls``, ``store``, ``approval`` ... as in a kernel).
     """
 
     def __init__(self, catalogue: Catalogue, config: ServiceConfig) -> None:
         self.config = config
+        self.name = str(config.server.name)  # the app's name, which scopes its stored state
         names = [entry.name for entry in catalogue.tools()]
         unknown = [name for name in config.allow if name not in names]
         if unknown:
@@ -113,16 +116,11 @@ class ServiceApp:
         self.tools = tool_server(
             catalogue,
             runner,
+            config.server,
             identities=identities,
             approval=approval,
-            name=config.name,
-            store=config.store,
             shared=True,
             request_state_keys=config.state_keys,
-            page_size=config.page_size,
-            result_limit=config.result_limit,
-            max_output_chars=config.max_output_chars,
-            audit_log=config.audit_log or False,
             title=SERVICE_TITLE,
             instructions=SERVICE_INSTRUCTIONS,
         )
@@ -130,7 +128,7 @@ class ServiceApp:
         for name in config.allow:
             approval.allowed.add(name)  # for every client, as the tool is defined now
         # `HandleStore(shared=True)` in the module's cells keeps handles in this app's store.
-        serve_store_as(self.tools.guards.store, config.name)
+        serve_store_as(self.tools.guards.store, self.name)
         oauth = None
         if config.oauth is not None:
             # Deferred, for an app that accepts OAuth tokens only: it needs `pyjwt` (the `service` extra).
@@ -141,13 +139,13 @@ class ServiceApp:
         # Sessions of 2025-11-25 clients are recorded in the store, so that any worker or replica
         # sharing it can serve them (a client's next connection may reach another process).
         self.tools.sessions.records = SessionRecords(
-            self.tools.guards.store, config.name, config.session_idle_timeout
+            self.tools.guards.store, self.name, config.server.session_idle_timeout
         )
         self._app = http_app(
             self.tools,
             host="127.0.0.1",
-            session_idle_timeout=config.session_idle_timeout,
-            max_sessions=config.max_sessions,
+            session_idle_timeout=config.server.session_idle_timeout,
+            max_sessions=config.server.max_sessions,
             max_body=config.max_request_bytes,
             hosts=config.hosts,
             oauth=oauth,
@@ -200,7 +198,7 @@ class ServiceApp:
 
     def _relay(self) -> ChangeRelay:
         """The relay of this app's changes through its store (`_changes`), made the server's."""
-        feed = self.tools.guards.store().changes(self.config.name)
+        feed = self.tools.guards.store().changes(self.name)
         self.tools.relay = ChangeRelay(feed, self.tools.deliver)
         return self.tools.relay
 
@@ -210,7 +208,7 @@ class ServiceApp:
         The store opens on first use; without this, a wrong path or an unreachable Redis would
         show only as failed calls, in one era and not the other.
         """
-        probe = StateScope(self.config.name, "start-check")
+        probe = StateScope(self.name, "start-check")
         key = uuid.uuid4().hex
         try:
             store = self.tools.guards.store()  # opened now: opening fails for a folder that is not there
@@ -237,7 +235,7 @@ class ServiceApp:
         refused = [e.name for e in tools if e.name not in runs]
         fields = {
             "event": "start",
-            "name": config.name,
+            "name": self.name,
             "pid": os.getpid(),
             "tools": [e.name for e in tools],
             "store": shown_store(config.store),
@@ -256,7 +254,7 @@ class ServiceApp:
             "prompts": len(catalogue.prompts()),
         }
         fields |= {name: [entry.name for entry in getattr(catalogue, name)()] for name in counts}
-        said = t("service.started", name=config.name, count=len(tools), **counts)
+        said = t("service.started", name=self.name, count=len(tools), **counts)
         logger.info("%s", said, extra={"fields": fields})
         if config.approval == "auto":
             logger.warning("%s", t("service.approval_auto"), extra={"fields": {"event": "approval"}})

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core._errors import MCPNotebookError
-from ..core._identity import check_client_name, check_server_name
+from ..core._errors import MCPNotebookError, OptionError
+from ..core._identity import check_client_name
 from ..core._store import default_path
-from ..core._store_url import is_shared, store_opener
+from ..core._store_url import is_shared
 from ..core._text import t
+from ._settings import ServerSettings
 
 CONFIG_VARIABLE = "MCP_NOTEBOOK_CONFIG"
 MIN_STATE_KEY = 32
@@ -51,25 +52,23 @@ class OAuthSettings:
 class ServiceConfig:
     """The settings of one exported app (every replica of it should have the same)."""
 
-    name: str
-    store: str
+    server: ServerSettings  # what it shares with a kernel's server: name, store, limits, audit log
     clients: Mapping[str, str] = field(default_factory=dict)  # client name -> token
     owner_token: str | None = None
     state_keys: tuple[bytes, ...] = ()  # the first seals, all open (rotation); empty: one per process
     approval: str = "unattended"
     allow: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
-    max_sessions: int = 32
-    session_idle_timeout: float = 600.0
     max_request_bytes: int = 4 * 1024 * 1024
-    result_limit: int = 50_000
-    max_output_chars: int = 1_000_000
-    page_size: int = 100
     log_format: str = "json"
     log_level: str = "info"
-    audit_log: str = "-"  # "-": stdout, with the logs; "": none; else a file
     oauth: OAuthSettings | None = None
     sources: tuple[str, ...] = ()  # where settings came from, for the start message
+
+    @property
+    def store(self) -> str:
+        """The store's URL (an exported app's store is always named by one)."""
+        return str(self.server.store)
 
     @property
     def shared_store(self) -> bool:
@@ -341,19 +340,8 @@ def _build(
     def where(key: str) -> str:
         return values[key][1] if key in values else SETTINGS[key][1]
 
-    try:
-        name = check_server_name(get("name", "mcp-notebook"))
-    except ValueError as exc:
-        raise ServiceConfigError(
-            t("service.bad_setting", where=where("name"), problem=exc, example=SETTINGS["name"][3])
-        ) from None
-    store = get("store", f"sqlite:///{default_path()}")
-    try:
-        store_opener(store)  # a malformed URL fails now; the store opens on first use
-    except ValueError as exc:
-        raise ServiceConfigError(
-            t("service.bad_setting", where=where("store"), problem=exc, example=SETTINGS["store"][3])
-        ) from None
+    server = _server_settings(get, where)
+    store = str(server.store)
     clients = _read_clients(get("clients_file"), where("clients_file")) if "clients_file" in values else {}
     owner = _secret_from(env, "MCP_NOTEBOOK_TOKEN", get("token_file"), where("token_file"))
     if owner is not None and (len(owner) < 16 or any(ch.isspace() for ch in owner)):
@@ -367,26 +355,40 @@ def _build(
     if not clients and owner is None and oauth is None:
         raise ServiceConfigError(t("service.no_credentials"))
     return ServiceConfig(
-        name=name,
-        store=store,
+        server=server,
         clients=clients,
         owner_token=owner,
         state_keys=keys,
         approval=get("approval", "unattended"),
         allow=get("allow", ()),
         hosts=get("hosts", ()),
-        max_sessions=get("max_sessions", 32),
-        session_idle_timeout=get("session_idle_timeout", 600.0),
         max_request_bytes=get("max_request_bytes", 4 * 1024 * 1024),
-        result_limit=get("result_limit", 50_000),
-        max_output_chars=get("max_output_chars", 1_000_000),
-        page_size=get("page_size", 100),
         log_format=get("log_format", "json"),
         log_level=get("log_level", "info"),
-        audit_log=get("audit_log", "-"),
         oauth=oauth,
         sources=sources,
     )
+
+
+# The settings an exported app shares with a kernel's server, read here and checked by `ServerSettings`.
+_SERVER_LIMITS = ("page_size", "result_limit", "max_output_chars", "session_idle_timeout", "max_sessions")
+
+
+def _server_settings(get: Callable[..., Any], where: Callable[[str], str]) -> ServerSettings:
+    """The app's `ServerSettings`; a value they refuse is said with where it came from."""
+    limits = {key: get(key) for key in _SERVER_LIMITS if get(key) is not None}
+    try:
+        return ServerSettings(
+            name=get("name", "mcp-notebook"),
+            store=get("store", f"sqlite:///{default_path()}"),  # a bad URL fails now; it opens on first use
+            audit_log=get("audit_log", "-") or False,  # "-": stdout, with the logs; "": none; else a file
+            **limits,
+        )
+    except OptionError as exc:
+        key = exc.option if exc.option in SETTINGS else "name"
+        raise ServiceConfigError(
+            t("service.bad_setting", where=where(key), problem=exc, example=SETTINGS[key][3])
+        ) from None
 
 
 def _read_private(path: str, where: str) -> str:

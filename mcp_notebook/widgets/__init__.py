@@ -4,17 +4,20 @@ Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRec
 holds no protocol logic. They never import the server: what they need of it at run time (the
 handle's tool server, its task manager, its audit log) is passed in. From the server's thread they only set traits, which ipywidgets sends
 safely. Importing this package registers its displays with `mcp_notebook.core._ui`, through which
-the layers below (results, the server handle, the client) show things without importing widgets.
+the layers below (results, the server handle, the client) show things without importing widgets,
+and a view for each content kind with `mcp_notebook.core._kinds` (a new kind registers its own).
 """
 
-from ..core import _ui
+from ..core import _kinds, _ui
+from ._badge import follow_server
 from ._catalogue import CatalogueView
 from ._check import CheckView
 from ._connect import ConnectView
+from ._content import embedded_view, media_view, text_view
 from ._panel import ApprovalPrompt, ServerPanel
 from ._pending import PendingCall
 from ._questions import CallInProgress, ElicitationForm, SamplingForm
-from ._result import CallProgress, ErrorView, ResultView
+from ._result import CallProgress, ErrorView, ResourceLinkView, ResultView
 from ._status import ServerLine
 from ._tasks import RunningTasks, TaskCallView
 from ._tryit import TryIt
@@ -41,3 +44,10 @@ _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
 _ui.register("check_result", CheckView)
 _ui.register("server_status", ServerLine)
+_ui.register("waiting_badge", follow_server)
+
+_kinds.register_view("text", text_view)
+_kinds.register_view("image", media_view)
+_kinds.register_view("audio", media_view)
+_kinds.register_view("resource_link", ResourceLinkView.of)
+_kinds.register_view("resource", embedded_view)

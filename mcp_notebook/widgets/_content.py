@@ -5,8 +5,9 @@ list of records, a table. (A resource_link, which reads and shows another result
 
 Results may come from an untrusted server: every value goes into HTML through `esc`, media widgets
 get only a checked ``image/*`` / ``audio/*`` type (`media_type`), and a URI is shown, never linked.
-Only kinds a browser can do nothing but draw or play become blob widgets; the rest (SVG above all)
-are shown from a ``data:`` URL, whose origin is not the notebook's (`BLOB_SAFE`).
+Only subtypes a browser can do nothing but draw or play become blob widgets; the rest (SVG above
+all) are shown from a ``data:`` URL, whose origin is not the notebook's (each media kind's
+`blob_safe`, in `core._builtin_kinds`).
 """
 
 from __future__ import annotations
@@ -15,29 +16,19 @@ import base64
 import binascii
 import html
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as widgets
 
-from ..client._results import media_type
+from ..core._kinds import Block, ViewContext, blob_safe, media_kinds
+from ..core._media import media_type
 from ..core._text import t
 
 MAX_ITEMS = 200  # per JSON container and per table: a huge result must not freeze the browser
 MAX_DEPTH = 40
 Reader = Callable[[str], Any]
 PRE = "<pre style='white-space:pre-wrap;margin:0'>{}</pre>"
-
-
-# ipywidgets shows an Image or Audio from a blob: URL of the notebook page's origin. Opened in a tab
-# of its own ("Open image in new tab", or dragged to the tab bar), an SVG there is a document whose
-# script runs as the Jupyter page, with its cookies and its kernels. Only these subtypes, which a
-# browser only draws or plays, get that URL; every other one (SVG, any +xml, a type not known here)
-# is an <img> / <audio> with a data: URL, whose origin is opaque: even opened alone, it reaches nothing.
-BLOB_SAFE = {
-    "image": frozenset({"png", "jpeg", "jpg", "pjpeg", "gif", "webp", "bmp", "avif", "apng", "x-icon"}),
-    "audio": frozenset({"wav", "wave", "x-wav", "mpeg", "mp3", "mp4", "aac", "ogg", "opus", "webm", "flac"}),
-}
 
 
 def esc(value: Any) -> str:
@@ -57,7 +48,7 @@ def media_widget(kind: str, mime: str, data: str) -> widgets.Widget:
     except (binascii.Error, ValueError) as exc:
         return widgets.HTML(f"<i>{esc(t('view.bad_data', kind=kind, error=exc))}</i>")
     fmt = mime.partition("/")[2] or ("png" if kind == "image" else "wav")
-    if fmt not in BLOB_SAFE.get(kind, ()):
+    if fmt not in blob_safe(kind):
         # data is base64 (decoded above) and mime is letters, digits and +.- only: nothing can
         # leave the attribute.
         source = f"data:{mime};base64,{base64.b64encode(raw).decode('ascii')}"
@@ -150,7 +141,7 @@ class EmbeddedResourceView(widgets.VBox):
         self.header = widgets.HTML(f"{head}<code>{esc(self.uri)}</code> <i>{esc(mime)}</i>")
         if "text" in contents:
             self.body: widgets.Widget = widgets.HTML(PRE.format(esc(contents["text"])))
-        elif media_type(mime) is not None:
+        elif media_type(mime, media_kinds()) is not None:
             self.body = media_widget(
                 mime.strip().lower().partition("/")[0], mime, str(contents.get("blob", ""))
             )
@@ -161,3 +152,19 @@ class EmbeddedResourceView(widgets.VBox):
 
     def __repr__(self) -> str:
         return f"[resource {self.uri}]"
+
+
+def text_view(block: Block, context: ViewContext) -> widgets.Widget:
+    """The view of a ``text`` block: its text, escaped, as preformatted lines."""
+    return widgets.HTML(PRE.format(esc(block.get("text", ""))))
+
+
+def media_view(block: Block, context: ViewContext) -> widgets.Widget:
+    """The view of an ``image`` or ``audio`` block: an Image, a player, or a note saying why not."""
+    return media_widget(str(block.get("type")), str(block.get("mimeType", "")), str(block.get("data", "")))
+
+
+def embedded_view(block: Block, context: ViewContext) -> widgets.Widget:
+    """The view of an embedded ``resource`` block."""
+    inner = block.get("resource")
+    return EmbeddedResourceView(dict(inner) if isinstance(inner, Mapping) else {}, t("view.embedded"))

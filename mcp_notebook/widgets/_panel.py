@@ -14,6 +14,7 @@ from ..core._identity import claims
 from ..core._text import t
 from ..core._visible import WRAPPED, json_html, visible, visible_html
 from ._activity import MAX_ENTRIES, ActivityView
+from ._badge import WAITING_CLASS
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
 from ._status import ServerStatus
@@ -79,6 +80,7 @@ class ApprovalPrompt(widgets.VBox):
         # inert markup is ever in a prompt.
         super().__init__([self.head, buttons, self.status, self.details])
         scoped(self).add_class("mcp-prompt")
+        self.add_class(WAITING_CLASS)  # where the page's badge leads while it waits
         if request.decision is not None:
             self._show_decision(request)
         elif request.seconds_left is not None:
@@ -109,6 +111,7 @@ class ApprovalPrompt(widgets.VBox):
         return f"{self.head.value}{self.details.value}"
 
     def _show_decision(self, request: ApprovalRequest) -> None:
+        self.remove_class(WAITING_CLASS)
         for button in (self.approve_button, self.deny_button, self.always_button):
             button.disabled = True
         self.countdown.value = ""

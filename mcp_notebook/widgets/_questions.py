@@ -18,6 +18,7 @@ import ipywidgets as widgets
 
 from ..core._text import t
 from ..core._visible import visible_html
+from ._badge import WAITING_CLASS, waiting_badge
 from ._tryit import field_for
 
 
@@ -29,15 +30,21 @@ def _bounded() -> Any:
 class _Question(widgets.VBox):
     """A request for input, answered by a person; the answer resolves a future on the client's loop."""
 
-    def _setup(self, children: list[Any]) -> None:
+    def _setup(self, children: list[Any], asks: str) -> None:
         self._loop = asyncio.get_running_loop()
         self.answer: asyncio.Future[Any] = self._loop.create_future()
         self.status = widgets.HTML("")
         super().__init__([*children, self.status], layout=widgets.Layout(border="1px solid #0b6bcb"))
+        # Counted on the page's badge, which leads here, until answered.
+        self.add_class(WAITING_CLASS)
+        self._waiting = waiting_badge().add_question(asks)
+        # A call given up on cancels the future it awaits: it no longer waits for anyone.
+        self.answer.add_done_callback(lambda _: self._settled())
 
     def _reply(self, value: Any, action: str) -> None:
         for child in self.buttons.children:
             child.disabled = True
+        self._settled()
         self.status.value = f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('ask.answered', action=action))}</span>"
 
         # A click runs on the kernel's thread: hand the answer to the client's loop safely.
@@ -46,6 +53,10 @@ class _Question(widgets.VBox):
                 self.answer.set_result(value)
 
         self._loop.call_soon_threadsafe(settle)
+
+    def _settled(self) -> None:
+        self.remove_class(WAITING_CLASS)
+        waiting_badge().remove(self._waiting)
 
 
 class ElicitationForm(_Question):
@@ -69,7 +80,7 @@ class ElicitationForm(_Question):
         decline.on_click(lambda _: self._answer("decline"))
         cancel.on_click(lambda _: self._answer("cancel"))
         self.buttons = widgets.HBox([send, decline, cancel])
-        self._setup([question, *self.fields.values(), self.buttons])
+        self._setup([question, *self.fields.values(), self.buttons], str(params.message))
 
     def send(self) -> None:
         content = {
@@ -128,7 +139,7 @@ class SamplingForm(_Question):
         send.on_click(lambda _: self.send())
         reject.on_click(lambda _: self.reject())
         self.buttons = widgets.HBox([send, reject])
-        self._setup([intro, self.reply, self.buttons])
+        self._setup([intro, self.reply, self.buttons], t("ask.sampling"))
 
     def send(self) -> None:
         import mcp_types as types

@@ -19,17 +19,9 @@ import ipywidgets as widgets
 
 from ..client._results import CallResult, PromptResult, ReadResult
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
+from ..core._kinds import Block, ViewContext, kind_of_block, kinds_of_result, view_of
 from ..core._text import t
-from ._content import (
-    PRE,
-    EmbeddedResourceView,
-    JsonTree,
-    Reader,
-    RecordsTable,
-    esc,
-    media_widget,
-    records_of,
-)
+from ._content import PRE, EmbeddedResourceView, JsonTree, Reader, RecordsTable, esc, records_of
 
 # JSON-RPC's own names for its codes (language-neutral: they are what specifications and logs say).
 _CODE_NAMES = {
@@ -159,6 +151,7 @@ class ResultView(widgets.VBox):
         self.result: Any = None
         self.error_view: ErrorView | None = None
         self.blocks: list[widgets.Widget] = []
+        self.parts: list[widgets.Widget] = []  # views of kinds a whole result holds (its _meta ...)
         self.tree: JsonTree | None = None
         self.table: RecordsTable | None = None
         self.layer: str | None = None
@@ -188,7 +181,7 @@ class ResultView(widgets.VBox):
 
     def show(self, result: Any) -> None:
         """Replace the progress bar by `result` (safe from the thread the call finished on)."""
-        self.blocks, self.tree, self.table, self.layer = [], None, None, None
+        self.blocks, self.parts, self.tree, self.table, self.layer = [], [], None, None, None
         origin = getattr(result, "origin", None)
         if not self._given_reader:
             self._reader = origin.read if origin is not None else None
@@ -224,7 +217,7 @@ class ResultView(widgets.VBox):
         self.children = (self.error_view,)
 
     def _call(self, result: CallResult) -> list[widgets.Widget]:
-        self.blocks = [block_widget(block, self._reader) for block in result.content]
+        self.blocks = [block_widget(block, self._reader, result) for block in result.content]
         if result.is_error:
             self.layer = "tool"
             head = (
@@ -241,6 +234,12 @@ class ResultView(widgets.VBox):
             self.table = RecordsTable(records) if records is not None else None
             self.tree = JsonTree(result.structured_content, t("view.structured"))
             children.extend(widget for widget in (self.table, self.tree) if widget is not None)
+        self.parts = [
+            view(result.raw, ViewContext(read=self._reader, result=result))
+            for view in (view_of(kind) for kind in kinds_of_result(result.raw))
+            if view is not None
+        ]
+        children.extend(self.parts)
         if result.is_error:
             # The whole result sits in one amber box: a tool's complaint, not a refused request.
             return [widgets.VBox(children, layout=_box(_TOOL))]
@@ -254,7 +253,7 @@ class ResultView(widgets.VBox):
         for message in result.messages:
             content = message.get("content", [])
             items = content if isinstance(content, list) else [content]
-            blocks = [block_widget(block, self._reader) for block in items]
+            blocks = [block_widget(block, self._reader, result) for block in items]
             self.blocks.extend(blocks)
             children.extend([widgets.HTML(f"<b>[{esc(message.get('role', '?'))}]</b>"), *blocks])
         return children
@@ -332,19 +331,24 @@ class ResourceLinkView(widgets.VBox):
     def __repr__(self) -> str:
         return f"[resource_link] {self.uri} ({self.block.get('mimeType', '')})"
 
+    @classmethod
+    def of(cls, block: Block, context: ViewContext) -> ResourceLinkView:
+        """The view of a ``resource_link`` block, read from where its result came from."""
+        return cls(dict(block), context.read)
 
-def block_widget(block: dict[str, Any], read: Reader | None = None) -> widgets.Widget:
-    """The widget for one content block: text, image, audio, resource_link or embedded resource."""
-    kind = block.get("type")
-    if kind == "text":
-        return widgets.HTML(PRE.format(esc(block.get("text", ""))))
-    if kind in ("image", "audio"):
-        return media_widget(str(kind), str(block.get("mimeType", "")), str(block.get("data", "")))
-    if kind == "resource_link":
-        return ResourceLinkView(block, read)
-    if kind == "resource":
-        return EmbeddedResourceView(block.get("resource", {}), t("view.embedded"))
-    shown = json.dumps(block, ensure_ascii=False, indent=2)
+
+def block_widget(block: Any, read: Reader | None = None, result: Any = None) -> widgets.Widget:
+    """The widget for one content block: the view registered for its kind (`core._kinds`).
+
+    `result` is the result the block belongs to, for views that show it with the block.
+    """
+    kind = kind_of_block(block)
+    view = view_of(kind) if kind is not None else None
+    if view is not None:
+        shown: widgets.Widget = view(block, ViewContext(read=read, result=result))
+        return shown
+    what = block.get("type") if isinstance(block, dict) else type(block).__name__
+    listed = json.dumps(block, ensure_ascii=False, indent=2, default=str)
     return widgets.HTML(
-        f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.unknown_block', kind=kind))}</span>{PRE.format(esc(shown))}"
+        f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.unknown_block', kind=what))}</span>{PRE.format(esc(listed))}"
     )

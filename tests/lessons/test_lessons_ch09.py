@@ -5,7 +5,9 @@ English; every model answer passes the linter with no finding."""
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from mcp_notebook import Catalogue, lint, set_language
 from mcp_notebook.lessons import _content, ch09
 
 NUMBERS = ("racks", "bikes", "kids")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def stations() -> dict[str, dict[str, Any]]:
@@ -119,3 +122,33 @@ def test_the_model_answers_together_pass_the_linter_with_the_cross_tool_rules(
         exec(f"from mcp_notebook import ToolError, tool\n{code}", namespace)
     assert sorted(e.name for e in catalogue.tools()) == ["find_stations", "reserve_bike"]
     assert lint(catalogue) == []
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(300)
+def test_the_notebook_shows_its_panel_and_writes_the_inspector_configuration_for_the_owner_only(
+    tmp_path: Path,
+) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(ROOT / "notebooks" / "en" / "09_capstone.ipynb", as_version=4)
+    # Left from before with wider permissions and another token: narrowed and replaced.
+    written = tmp_path / "notebook-mcp.json"
+    written.write_text('{"old": true}')
+    written.chmod(0o644)
+    NotebookClient(notebook, timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+
+    shown = [
+        output.get("data", {}).get("text/plain", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    ]
+    assert any(text.startswith("<MCP server panel: http://127.0.0.1:") for text in shown)
+    assert written.stat().st_mode & 0o777 == 0o600
+    server = json.loads(written.read_text())["mcpServers"]["notebook"]
+    assert server["url"].startswith("http://127.0.0.1:") and server["url"].endswith("/mcp")
+    token = server["headers"]["Authorization"].removeprefix("Bearer ")
+    assert len(token) >= 32 and token != "<token>"  # the real token of inspector, only in the file
+    assert not any(token in text for text in shown)

@@ -43,6 +43,7 @@ from ...core._identity import FORWARDED_USER_HEADER, STATE_KEY, Identities, Iden
 from ...core._text import t
 from .._sdk_compat import adopt_session_manager
 from .._session_state import Sessions
+from .._settings import is_loopback
 from .._versions import SUPPORTED_VERSIONS
 from ._envelope import envelope_problem
 from ._framing import SessionManager, json_reply
@@ -90,13 +91,36 @@ class BearerCheck(Protocol):
     async def identify(self, credential: bytes | None) -> Any: ...
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+class _Headers:
+    """The request headers the Gate reads, found in one pass over them (it runs on every request)."""
+
+    __slots__ = ("bearer", "content_type", "forwarded_user", "host", "length", "origin", "version")
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        self.host: bytes | None = None
+        self.origin: bytes | None = None
+        self.bearer: bytes | None = None
+        self.content_type: bytes | None = None
+        self.length: bytes | None = None
+        self.forwarded_user: bytes | None = None
+        self.version: str | None = None
+        for key, value in raw:
+            if key == b"host":
+                self.host = value
+            elif key == b"origin":
+                self.origin = value
+            elif key == b"authorization":
+                scheme, _, credential = value.partition(b" ")
+                if scheme.lower() == b"bearer":
+                    self.bearer = credential.strip()
+            elif key == b"mcp-protocol-version":
+                self.version = value.decode("latin-1")
+            elif key == b"content-type":
+                self.content_type = value
+            elif key == b"content-length":
+                self.length = value
+            elif key == _FORWARDED_USER:
+                self.forwarded_user = value
 
 
 class Gate:
@@ -153,34 +177,15 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        version = content_type = length = host = origin = bearer = forwarded_user = None
-        identity: Identity | None = None
-        for key, value in scope["headers"]:
-            if key == b"host":
-                host = value
-            elif key == b"origin":
-                origin = value
-            elif key == b"authorization":
-                scheme, _, credential = value.partition(b" ")
-                if scheme.lower() == b"bearer":
-                    bearer = credential.strip()
-                    identity = self.identities.identify(bearer)
-            elif key == b"mcp-protocol-version":
-                version = value.decode("latin-1")
-            elif key == b"content-type":
-                content_type = value
-            elif key == b"content-length":
-                length = value
-            elif key == _FORWARDED_USER:
-                forwarded_user = value
-        post = scope.get("method") == "POST"
+        headers = _Headers(scope["headers"])
+        identity = self.identities.identify(headers.bearer) if headers.bearer is not None else None
         if identity is None:
             identity = self._identity_in_query(scope)
         if identity is None and self.oauth is not None:
             if self.oauth.is_metadata(scope.get("path", "")) and scope.get("method") in ("GET", "OPTIONS"):
                 await self.app(scope, receive, send)  # the protected-resource metadata is public
                 return
-            found = await self.oauth.identify(bearer)
+            found = await self.oauth.identify(headers.bearer)
             if not isinstance(found, Identity):
                 error = {"code": -32001, "message": found.description}
                 payload = {"jsonrpc": "2.0", "id": None, "error": error}
@@ -191,15 +196,7 @@ class Gate:
             identity = found
         if identity is not None:
             # The Jupyter extension's credential stands for the user it names; any other keeps its own.
-            identity = self.identities.forwarded(identity, forwarded_user)
-        if identity is not None:
-            state = scope.get("state")
-            if state is None:
-                state = scope["state"] = {}
-            state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
-            scope["user"] = self._user(
-                identity
-            )  # the SDK's: a session belongs to the identity that opened it
+            identity = self.identities.forwarded(identity, headers.forwarded_user)
         if identity is None:
             payload = {
                 "jsonrpc": "2.0",
@@ -207,7 +204,27 @@ class Gate:
                 "error": {"code": -32001, "message": t(self.unauthorized)},
             }
             await _send_json(send, 401, payload, [(b"www-authenticate", b'Bearer realm="mcp-notebook"')])
-        elif not self.addresses.host_ok(host):
+            return
+        state = scope.get("state")
+        if state is None:
+            state = scope["state"] = {}
+        state[STATE_KEY] = identity  # the handlers' and the session limits' (`_sessions`)
+        scope["user"] = self._user(identity)  # the SDK's: a session belongs to the identity that opened it
+        await self._admitted(scope, receive, send, identity, headers)
+
+    async def _admitted(
+        self, scope: Scope, receive: Receive, send: Send, identity: Identity, headers: _Headers
+    ) -> None:
+        """A request whose caller is known: its addresses and its body checked, then handed on."""
+        post = scope.get("method") == "POST"
+        host, origin, content_type, length, version = (
+            headers.host,
+            headers.origin,
+            headers.content_type,
+            headers.length,
+            headers.version,
+        )
+        if not self.addresses.host_ok(host):
             shown = repr(host.decode("latin-1")[:100]) if host is not None else "(none)"
             await _send_error(send, 421, t("http.bad_host", host=shown, allowed=self.addresses.names_text))
         elif origin is not None and not self.addresses.origin_ok(origin):
