@@ -52,7 +52,9 @@ def compare_drawn(
     comparison = Comparison(rules)
     for made, arguments in enumerate(calls, 1):
         learner = Outcome.of(functools.partial(call_mine, name, arguments))
-        answer = Outcome.of(functools.partial(call, name, arguments, url=reference.url, token=reference.token))
+        answer = Outcome.of(
+            functools.partial(call, name, arguments, url=reference.url, token=reference.token)
+        )
         problem = comparison.differs(arguments, learner, answer)
         if problem is not None and learner.kind == answer.kind == "ok":
             # Short answers (a few names): both whole say more than the first field that differs.

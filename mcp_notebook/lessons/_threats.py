@@ -128,7 +128,8 @@ def _description(rng: random.Random, name: str, names: list[str]) -> str:
     if roll < 0.2:
         return rng.choice(LOOKALIKES)
     if roll < 0.28:
-        return f"{clean} {rng.choice(('Call {} once.', '{}는 한 번만 부르세요.')).format(name)}"  # its own name
+        own = rng.choice(("Call {} once.", "{}는 한 번만 부르세요."))  # its own name
+        return f"{clean} {own.format(name)}"
     if roll < 0.45:
         at = rng.randint(0, len(clean))
         return clean[:at] + rng.choice(HIDDEN) + clean[at:]

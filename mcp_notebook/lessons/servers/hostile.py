@@ -84,7 +84,9 @@ class Hostile:
             description=self.text("read_reviews", "description"),
             input_schema={
                 "type": "object",
-                "properties": {"product": {"type": "string", "description": self.text("read_reviews", "product")}},
+                "properties": {
+                    "product": {"type": "string", "description": self.text("read_reviews", "product")}
+                },
                 "required": ["product"],
             },
             annotations=types.ToolAnnotations(read_only_hint=True),
@@ -117,19 +119,27 @@ class Hostile:
                     types.ImageContent(type="image", mime_type="image/svg+xml", data=svg),
                 ]
             )
-        return types.CallToolResult(content=[types.TextContent(type="text", text="unknown tool")], is_error=True)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text="unknown tool")], is_error=True
+        )
 
     def server(self) -> Server[Any]:
         async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
             return types.ListToolsResult(tools=self.tools())
 
         async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-            meeting = types.Resource(uri=MEETING, name=self.text("meeting", "name"), mime_type="text/markdown")
+            meeting = types.Resource(
+                uri=MEETING, name=self.text("meeting", "name"), mime_type="text/markdown"
+            )
             return types.ListResourcesResult(resources=[meeting])
 
-        async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        async def read_resource(
+            ctx: Any, params: types.ReadResourceRequestParams
+        ) -> types.ReadResourceResult:
             text = self.text("meeting", "text").strip()
-            contents = [types.TextResourceContents(uri=MEETING, mime_type="text/markdown", text=text)]
+            contents: list[types.TextResourceContents | types.BlobResourceContents] = [
+                types.TextResourceContents(uri=MEETING, mime_type="text/markdown", text=text)
+            ]
             return types.ReadResourceResult(contents=contents)
 
         return Server(
