@@ -19,7 +19,8 @@ Kinds of exercise:
     ├── ShortAnswer        a word or two, with accepted spellings and advice for typical slips;
     │                      a name or code on the wire is judged exactly (case and sign matter)
     └── ToolExercise       the learner writes a tool; it is listed and called through the real
-                           in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
+        │                  in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
+        └── DrawnToolExercise   ... judged on inputs its chapter draws (catalogues, definitions)
 
 Every judged check is recorded (chapter, exercise, outcome, attempts, time; never the answer) in
 ``progress.jsonl`` in the user data folder and, on a class hub, sent to the instructor's progress
