@@ -45,15 +45,17 @@ def lesson_servers() -> tuple[Any, Any]:
     global _servers
     with _starting:
         if _servers is None:
-            from ..core._catalogue import Catalogue
-            from .servers.authorization import AuthorizationServer
-            from .servers.protected import ProtectedApp
-
             # The app's first call would import the argument checker's library (seconds on a busy
             # machine) while a client waits for its answer: imported here, before anyone waits.
             import jsonschema  # noqa: F401
 
-            authority = AuthorizationServer(scopes=("mcp:tools", "mcp:admin"), clients={CLIENT_ID: REDIRECT_URI})
+            from ..core._catalogue import Catalogue
+            from .servers.authorization import AuthorizationServer
+            from .servers.protected import ProtectedApp
+
+            authority = AuthorizationServer(
+                scopes=("mcp:tools", "mcp:admin"), clients={CLIENT_ID: REDIRECT_URI}
+            )
             _servers = (authority, ProtectedApp(Catalogue(), authority))
         return _servers
 
@@ -137,7 +139,7 @@ def draw_claims(rng: random.Random, issuer: str, resource: str) -> dict[str, Any
         "exp": rng.choice([now + rng.randint(60, 3600), now + rng.randint(3600, 86_400), FAR_FUTURE]),
         "scope": rng.choice([REQUIRED_SCOPE, f"{REQUIRED_SCOPE} mcp:admin", f"profile {REQUIRED_SCOPE}"]),
     }
-    wrong = {
+    wrong: dict[str, list[Any]] = {
         "iss": [issuer.rstrip("/"), "http://127.0.0.1:1/", issuer.replace("127.0.0.1", "localhost")],
         "aud": [resource + "/", resource.replace("/mcp", "/other/mcp"), "http://127.0.0.1:1/mcp", issuer],
         "exp": [now - rng.randint(60, 3600), now - rng.randint(3600, 86_400), FAR_PAST],

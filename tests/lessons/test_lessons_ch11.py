@@ -107,9 +107,11 @@ async def sdk_call(app: Any, storage: KeptInMemory) -> str:
     oauth = OAuthClientProvider(
         app.url, metadata, storage, redirect_handler=open_browser, callback_handler=take_code
     )
-    async with httpx2.AsyncClient(auth=oauth) as http:
-        async with Client(streamable_http_client(app.url, http_client=http)) as client:
-            result = await client.call_tool("whoami", {})
+    async with (
+        httpx2.AsyncClient(auth=oauth) as http,
+        Client(streamable_http_client(app.url, http_client=http)) as client,
+    ):
+        result = await client.call_tool("whoami", {})
     return str(result.content[0].text)
 
 
@@ -136,7 +138,9 @@ async def test_a_client_gets_a_token_bound_to_the_app_and_another_app_refuses_it
     assert all(token not in str(request.values()) for request in authority.seen), "a token was noted"
     # The same authorization server protects another app: the token is no good there.
     refused = httpx2.post(
-        other_app.url, json=ch11._REQUEST, headers={"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        other_app.url,
+        json=ch11._REQUEST,
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
     )
     assert (refused.status_code, challenge_error(refused)) == (401, "invalid_token")
 
@@ -163,7 +167,12 @@ def test_the_authorization_server_issues_only_for_its_resources_and_with_the_rig
 
     assert authorize("https://calendar.example/mcp")["error"] == "invalid_target"
     code = authorize(app.url)["code"]
-    form = {"grant_type": "authorization_code", "code": code, "client_id": ch11.CLIENT_ID, "resource": app.url}
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "client_id": ch11.CLIENT_ID,
+        "resource": app.url,
+    }
     wrong = httpx2.post(f"{authority.issuer}token", data={**form, "code_verifier": "not-the-verifier"})
     assert wrong.json()["error"] == "invalid_grant"
     code = authorize(app.url)["code"]
@@ -182,11 +191,17 @@ ITEMS = {
     "more_scopes": {"scope": "profile mcp:tools mcp:admin"},
     "no_header": None,
 }
-SAID = {"runs": (200, ""), "invalid_token": (401, "invalid_token"), "insufficient_scope": (403, "insufficient_scope")}
+SAID = {
+    "runs": (200, ""),
+    "invalid_token": (401, "invalid_token"),
+    "insufficient_scope": (403, "insufficient_scope"),
+}
 
 
 @pytest.mark.parametrize("item", sorted(ITEMS))
-def test_each_answer_of_the_classification_is_what_the_app_answers(item: str, servers: tuple[Any, Any]) -> None:
+def test_each_answer_of_the_classification_is_what_the_app_answers(
+    item: str, servers: tuple[Any, Any]
+) -> None:
     authority, app = servers
     assert set(ITEMS) == set(ch11.q2.expected)
     headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"}
@@ -232,7 +247,9 @@ def token_verdict(iss: str, aud: str, exp: int, scope: str) -> Verdict:
 '''
 
 
-def test_a_tool_more_lenient_than_the_app_is_refused_with_the_app_s_answer(notebook: InteractiveShell) -> None:
+def test_a_tool_more_lenient_than_the_app_is_refused_with_the_app_s_answer(
+    notebook: InteractiveShell,
+) -> None:
     assert notebook.run_cell(LENIENT).success
     found = [repr(ch11.q4.check(seed=seed)) for seed in range(4)]
     refused = [shown for shown in found if "✘" in shown]

@@ -140,7 +140,11 @@ class AuthorizationServer:
         """The user's consent: a redirect to the client with a code, or the error (status, headers, body)."""
         client, redirect = query.get("client_id", ""), query.get("redirect_uri", "")
         if self.clients.get(client) != redirect:
-            return 400, {}, {"error": "invalid_request", "error_description": "unknown client or redirect URI"}
+            return (
+                400,
+                {},
+                {"error": "invalid_request", "error_description": "unknown client or redirect URI"},
+            )
         problem = self._request_problem(query)
         if problem is None and query.get("code_challenge_method") != "S256":
             problem = ("invalid_request", "PKCE with code_challenge_method=S256 is required")
@@ -151,7 +155,8 @@ class AuthorizationServer:
         code = secrets.token_urlsafe(24)
         with self._lock:
             self._codes[code] = {
-                key: query.get(key, "") for key in ("client_id", "redirect_uri", "code_challenge", "resource", "scope")
+                key: query.get(key, "")
+                for key in ("client_id", "redirect_uri", "code_challenge", "resource", "scope")
             }
         back = {"code": code, "state": query.get("state", ""), "iss": self.issuer}
         return 302, {"Location": f"{redirect}?{urlencode(back)}"}, {}
@@ -167,12 +172,23 @@ class AuthorizationServer:
         verifier = form.get("code_verifier", "").encode()
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
         if challenge != granted["code_challenge"]:
-            return 400, {"error": "invalid_grant", "error_description": "the PKCE code_verifier does not match"}
+            return 400, {
+                "error": "invalid_grant",
+                "error_description": "the PKCE code_verifier does not match",
+            }
         if form.get("resource", "") != granted["resource"]:
-            return 400, {"error": "invalid_target", "error_description": "not the resource the user consented to"}
+            return 400, {
+                "error": "invalid_target",
+                "error_description": "not the resource the user consented to",
+            }
         scope = granted["scope"] or " ".join(self.scopes)
         token = self.mint(audience=granted["resource"], scope=scope, client_id=granted["client_id"])
-        return 200, {"access_token": token, "token_type": "Bearer", "expires_in": TOKEN_SECONDS, "scope": scope}
+        return 200, {
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": TOKEN_SECONDS,
+            "scope": scope,
+        }
 
     def _request_problem(self, query: dict[str, str]) -> tuple[str, str] | None:
         if query.get("response_type") != "code":
