@@ -41,6 +41,7 @@ from ._errors import ToolError
 from ._store import (
     DEFAULT_LEASE,
     IDEMPOTENCY,
+    Once,
     OtherDefinition,
     OtherRequest,
     Scope,
@@ -198,25 +199,29 @@ class IdempotencyStore:
         ToolError
             The key is malformed, or a duplicate waited longer than `wait_timeout`.
         """
+        once = self.begin(scope, key, arguments, lease=lease)
+        if once.done:
+            return once.value
+        try:
+            value = fn()
+        except BaseException as exc:
+            self.abandon(once, exc)
+            raise
+        return self.finish(once, value)
+
+    def begin(
+        self, scope: Scope, key: str, arguments: Mapping[str, Any], *, lease: float = DEFAULT_LEASE
+    ) -> Once:
+        """The stored result of `key` (`Once.done`), or the key held for the caller to run the call.
+
+        A held key is ended once: `finish` with the result, or `abandon`. Raises as `run` does.
+        """
         if not isinstance(key, str) or not 16 <= len(key) <= 64:
             raise ToolError(t("idem.bad_key", got=repr(key)[:80]))
         request = json.loads(canonical_arguments(arguments))
-
-        def produce() -> Any:
-            # The first caller gets what the repeats will get: the result as stored JSON.
-            return json.loads(json.dumps(fn(), ensure_ascii=False, allow_nan=False))
-
         try:
-            return self.store.run_once(
-                IDEMPOTENCY,
-                scope,
-                key,
-                request,
-                produce,
-                ttl=self.retention,
-                lease=lease,
-                wait_timeout=self.wait_timeout,
-                keep=lambda result: not _is_error_result(result),
+            return self.store.begin_once(
+                IDEMPOTENCY, scope, key, request, lease=lease, wait_timeout=self.wait_timeout
             )
         except OtherDefinition:
             raise IdempotencyConflict(t("idem.definition_changed", key=key, tool=scope.tool)) from None
@@ -227,6 +232,23 @@ class IdempotencyStore:
             raise IdempotencyConflict(message) from None
         except StillRunning:
             raise ToolError(t("idem.in_progress", tool=scope.tool)) from None
+
+    def finish(self, once: Once, result: Any) -> Any:
+        """End a held key with the call's result: stored unless it is an error result; returned as
+        stored JSON, so the first caller gets what the repeats will get."""
+        try:
+            stored = json.loads(json.dumps(result, ensure_ascii=False, allow_nan=False))
+        except BaseException as exc:
+            self.abandon(once, exc)
+            raise
+        return self.store.end_once(
+            once, stored, ttl=self.retention, keep=lambda kept: not _is_error_result(kept)
+        )
+
+    def abandon(self, once: Once, error: BaseException | None) -> None:
+        """End a held key with no result: a retry runs the call again; duplicates waiting in this
+        process raise `error` (None: the call gave up before any outcome, and one of them runs it)."""
+        self.store.fail_once(once, error)
 
     def __len__(self) -> int:
         """How many unexpired keys are stored."""

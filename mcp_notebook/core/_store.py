@@ -24,9 +24,10 @@ The contract:
   processes: a concurrent duplicate waits for the first and gets its result; a failure (an
   exception, or a value ``keep`` rejects) frees the key for the next attempt; the same key with
   another request raises `OtherRequest` (carrying the first request, to say what differs), and
-  under another definition `OtherDefinition`. It is built on three atomic primitives, `claim`,
-  `complete` and `release`, which is all an implementation provides; a claim whose run never ends
-  (a killed process) is abandoned after its ``lease``.
+  under another definition `OtherDefinition`. A caller that runs the work itself between steps of
+  its own holds the key with `begin_once` and ends it with `end_once` or `fail_once`. It is built on
+  three atomic primitives, `claim`, `complete` and `release`, which is all an implementation
+  provides; a claim whose run never ends (a killed process) is abandoned after its ``lease``.
 - **Rate limits.** `take` takes a token from a bucket (``burst`` at once, refilled at ``rate``
   per second), atomically, across processes for a shared store: replicas behind a load balancer
   share one limit per identity and tool, not one each. A bucket left alone until it is full
@@ -204,6 +205,25 @@ class _Flight:
     done: threading.Event = field(default_factory=threading.Event)
     result: Any = None
     error: BaseException | None = None
+    retry: bool = False  # ended with no outcome: a waiting duplicate takes the key instead
+
+
+@dataclass
+class Once:
+    """What `Store.begin_once` found: the value stored for a key (`done`), or the key, held by the caller."""
+
+    done: bool
+    value: Any = None
+    _claim: Claim | None = field(default=None, repr=False)
+    _flight: _Flight | None = field(default=None, repr=False)
+    _ended: bool = field(default=False, repr=False)
+
+    def held(self) -> tuple[Claim, _Flight]:
+        """The claim and flight of a held key, once: a key is ended only once."""
+        if self.done or self._claim is None or self._flight is None or self._ended:
+            raise ValueError("only a key held by begin_once, and not ended yet, can be ended")
+        self._ended = True
+        return self._claim, self._flight
 
 
 def default_path() -> Path:
@@ -383,6 +403,9 @@ class Store(abc.ABC):
     ) -> Any:
         """The value stored at `key` in `scope`, or `produce()`'s, stored for `ttl` seconds.
 
+        `begin_once`, `produce()`, then `end_once` (or `fail_once` when it raises): a caller that
+        runs the work itself, between other steps, uses those three.
+
         Parameters
         ----------
         request:
@@ -405,8 +428,34 @@ class Store(abc.ABC):
         StillRunning
             A duplicate waited `wait_timeout` seconds and the first run has not finished.
         """
-        slot = self._address(namespace, scope, key)
         check_ttl(ttl)
+        once = self.begin_once(namespace, scope, key, request, lease=lease, wait_timeout=wait_timeout)
+        if once.done:
+            return once.value
+        try:
+            value = produce()
+        except BaseException as exc:
+            self.fail_once(once, exc)
+            raise
+        return self.end_once(once, value, ttl=ttl, keep=keep)
+
+    def begin_once(
+        self,
+        namespace: str,
+        scope: Scope,
+        key: str,
+        request: Any,
+        *,
+        lease: float = DEFAULT_LEASE,
+        wait_timeout: float | None = None,
+    ) -> Once:
+        """The value stored at `key` (`Once.done`), or the key held for the caller to produce it.
+
+        A held key must be ended, once: `end_once` with the value, or `fail_once`. A concurrent
+        duplicate in this process waits for the holder and gets its value (or raises its failure);
+        one of another process polls the store. Raises as `run_once` does.
+        """
+        slot = self._address(namespace, scope, key)
         lease = check_ttl(lease, "lease")
         digest = request_digest(request)
         deadline = None if wait_timeout is None else time.monotonic() + wait_timeout
@@ -422,16 +471,18 @@ class Store(abc.ABC):
                     claim = self._claim(slot, scope.definition, digest, request, lease)
                     if claim.status is ClaimStatus.CLAIMED:
                         flight = self._flights[slot] = _Flight(digest, request, scope.definition)
-                        break
+                        return Once(done=False, _claim=claim, _flight=flight)
             if flight is not None:
                 if not flight.done.wait(_remaining(deadline)):
                     raise StillRunning(t("store.still_running", key=key))
                 if flight.error is not None:
                     raise flight.error
-                return flight.result
+                if flight.retry:
+                    continue  # its holder gave it up with no outcome: this one may take the key
+                return Once(done=True, value=flight.result)
             assert claim is not None
             if claim.status is ClaimStatus.DONE:
-                return claim.value
+                return Once(done=True, value=claim.value)
             if claim.status is ClaimStatus.OTHER_DEFINITION:
                 raise OtherDefinition(t("store.other_definition", key=key, tool=scope.tool))
             if claim.status is ClaimStatus.OTHER_REQUEST:
@@ -442,27 +493,48 @@ class Store(abc.ABC):
                 raise StillRunning(t("store.still_running", key=key))
             self._wait_for_others(poll if left is None else min(poll, left))
             poll = min(poll * 2, 0.25)
+
+    def end_once(self, once: Once, value: Any, *, ttl: float, keep: Callable[[Any], bool] = _always) -> Any:
+        """End a held key with `value`: stored for `ttl` seconds if `keep` says so, else the key is freed.
+
+        The duplicates waiting in this process get `value` either way. Returns `value`.
+        """
+        claim, flight = once.held()
         try:
-            value = produce()
             if keep(value):
                 self.complete(claim, value, ttl=ttl)
             else:
                 self.release(claim)
         except BaseException as exc:
-            flight.error = exc
-            if not self._closed:
-                try:
-                    self.release(claim)  # complete() may be what failed: the key must not stay taken
-                except Exception as failed:
-                    exc.add_note(f"releasing the key failed too: {failed!r}")
+            self._fail(claim, flight, exc)
             raise
-        else:
-            flight.result = value
-            return value
+        flight.result = value
+        self._land(claim.slot, flight)
+        return value
+
+    def fail_once(self, once: Once, error: BaseException | None) -> None:
+        """End a held key with no value: the key is freed; duplicates waiting in this process raise
+        `error`, or with None (the holder gave up, say cancelled, before any outcome) take the key."""
+        claim, flight = once.held()
+        self._fail(claim, flight, error)
+
+    def _fail(self, claim: Claim, flight: _Flight, error: BaseException | None) -> None:
+        flight.error, flight.retry = error, error is None
+        try:
+            if not self._closed:
+                self.release(claim)  # complete() may be what failed: the key must not stay taken
+        except Exception as failed:
+            if error is not None:
+                error.add_note(f"releasing the key failed too: {failed!r}")
+            # With no error to carry it, the claim lapses after its lease, as a killed process's does.
         finally:
-            with self._flights_lock:
-                self._flights.pop(slot, None)
-            flight.done.set()
+            self._land(claim.slot, flight)
+
+    def _land(self, slot: Slot, flight: _Flight) -> None:
+        with self._flights_lock:
+            if self._flights.get(slot) is flight:
+                del self._flights[slot]
+        flight.done.set()
 
     # -- what an implementation provides -----------------------------------------------------------------
     @abc.abstractmethod

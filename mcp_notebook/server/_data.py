@@ -202,7 +202,7 @@ class DataHandlers:
             )
         identity = identity_of(ctx).name
         if entry.context and (ctx.params or {}).get("requestState") is not None:
-            try:  # a later round answers its round once (see _calls)
+            try:  # a later round answers its round once (see `_call_checks.AnswerRound`)
                 await answered_round(self.rounds, (ctx.params or {})["requestState"], identity)
             except ProtocolRefusal as exc:
                 raise MCPError(exc.code, exc.message, data=exc.data) from None

@@ -1,36 +1,28 @@
-"""The guardrails a server owes its clients, applied around every tool call.
+"""The guardrails a server owes its clients, each serving one step of the call pipeline (`_calls`).
 
 Spec 2025-11-25 server/tools "Security Considerations": servers MUST validate inputs, implement
-access controls, rate-limit invocations and sanitize outputs. Validation and approval live in the
-server; this module adds per-tool rate limits and timeouts, idempotent replays and output
-sanitizing, each a step of the call pipeline (`_pipeline`).
+access controls, rate-limit invocations and sanitize outputs. Validation and approval are steps of
+their own; `Guardrails` owns the server's store and what outlives a call in it, one part per step:
+rate limits (`_rate_limits`, the rate-limit step), idempotency keys (`_idempotent`, the
+idempotency step), the cap on what a tool sends back (the sanitize step, `_call_results`). The run
+step makes the caller's identity `current_client` while the tool runs (`acting_as`), and applies
+the tool's timeout itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
-import logging
 import os
 import threading
-import weakref
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator
 
-import anyio
-import anyio.from_thread
-import anyio.to_thread
-
-from ..core._arguments import argument_problems, compile_validator
-from ..core._guards import RateLimited, TokenBucket, sanitize_result
-from ..core._idempotency import KEY_PARAMETER, IdempotencyStore, Scope, definition_fingerprint
-from ..core._results import error_result
-from ..core._store import DEFAULT_LEASE, RATE_LIMITS, Store
+from ..core._store import Store
 from ..core._store_sqlite import SQLiteStore
 from ..core._store_url import store_opener
 from ..core._text import t
-
-logger = logging.getLogger(__name__)
-
+from ._idempotent import IdempotentCalls
+from ._rate_limits import RateLimits
 
 _client: contextvars.ContextVar[str] = contextvars.ContextVar("mcp_notebook_client", default="notebook")
 
@@ -51,6 +43,16 @@ def current_client() -> str:
     return _client.get()
 
 
+@contextlib.contextmanager
+def acting_as(client: str) -> Iterator[None]:
+    """Make `client` (an identity, proven by its credential) the `current_client` inside the block."""
+    token = _client.set(client)
+    try:
+        yield
+    finally:
+        _client.reset(token)
+
+
 def server_store(
     store: Store | str | None, idempotency_path: str | os.PathLike[str] | None
 ) -> Callable[[], Store]:
@@ -66,7 +68,7 @@ def server_store(
 
 
 class Guardrails:
-    """Rate limits, timeouts, idempotency and sanitizing for one server.
+    """What outlives a call, for one server: its store, and in it the rate limits and idempotency keys.
 
     What outlives a call is scoped to the identity that made it: each identity has its own rate
     limit bucket per tool (one client cannot lock the notebook out of its own tool), and stored
@@ -74,6 +76,8 @@ class Guardrails:
 
     Parameters
     ----------
+    max_output_chars:
+        The most characters of text a tool's result may send back (the sanitize step cuts the rest).
     idempotency_path:
         The SQLite file of the server's store, instead of the default one (as ``store="sqlite:///PATH"``).
     store:
@@ -87,6 +91,13 @@ class Guardrails:
     shared_limits:
         Keep rate-limit buckets in the store (`Store.take`), shared by every process and replica
         that serves it (an exported app), instead of in this process (a kernel's server).
+
+    Attributes
+    ----------
+    limits:
+        The rate-limit buckets (the rate-limit step).
+    keys:
+        The idempotency keys (the idempotency step).
     """
 
     def __init__(
@@ -99,88 +110,17 @@ class Guardrails:
         shared_limits: bool = False,
     ) -> None:
         self._open_store = server_store(store, idempotency_path)  # a bad setting fails here, not later
-        self.shared_limits = shared_limits
         self._owns_store = not isinstance(store, Store)
         self.max_output_chars = max_output_chars
         self.server_name = server_name
         self._store: Store | None = None
-        self._idempotency: IdempotencyStore | None = None
-        self._buckets: dict[tuple[str, str], TokenBucket] = {}  # (tool, identity): bounded by identities
-        self._definitions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        self.limits = RateLimits(self.store, server_name, shared=shared_limits)
+        self.keys = IdempotentCalls(self.store, server_name)
 
-    def set_client(self, client: str) -> contextvars.Token[str]:
-        """Make `client` (an identity, proven by its credential) the `current_client` of this call."""
-        return _client.set(client)
-
-    def reset_client(self, token: contextvars.Token[str]) -> None:
-        _client.reset(token)
-
-    def check_rate(self, entry: Any, client: str | None = None) -> None:
-        """Raise `RateLimited` (a tool error saying when to retry) when `client` is over the tool's limit.
-
-        Each identity has a bucket of its own: a client that floods a tool is limited, not the others.
-        """
-        if entry.rate_limit is None:
-            return
-        calls, seconds = entry.rate_limit
-        slot = (entry.name, client if client is not None else current_client())
-        if self.shared_limits:
-            scope = Scope(self.server_name, slot[1], entry.name)
-            rate, burst = calls / seconds, int(calls)
-            wait = self.store().take(RATE_LIMITS, scope, f"{calls}/{seconds}", rate=rate, burst=burst)
-            if wait is not None:
-                raise RateLimited(entry.name, wait, TokenBucket(rate=rate, burst=burst))
-            return
-        with self._lock:
-            bucket = self._buckets.get(slot)
-            # A cell that redefines the tool with another limit gets a fresh bucket with that limit.
-            if bucket is None or (bucket.burst, bucket.rate) != (int(calls), calls / seconds):
-                bucket = self._buckets[slot] = TokenBucket(rate=calls / seconds, burst=int(calls))
-        wait = bucket.try_acquire()
-        if wait is not None:
-            raise RateLimited(entry.name, wait, bucket)
-
-    async def run(
-        self, entry: Any, arguments: dict[str, Any], execute: Callable[[], Awaitable[dict[str, Any]]]
-    ) -> dict[str, Any]:
-        """Run `execute` under the tool's timeout, replaying a stored result for a repeated key."""
-        if entry.timeout is None and not entry.idempotency_key:
-            return await execute()  # the common case: nothing to wrap it in
-
-        async def timed() -> dict[str, Any]:
-            if entry.timeout is None:
-                return await execute()
-            with anyio.fail_after(entry.timeout):
-                return await execute()
-
-        if not entry.idempotency_key:
-            return await timed()
-        key = str(arguments.get(KEY_PARAMETER, ""))  # validated by the input schema already
-        scope = Scope(self.server_name, current_client(), entry.name, self.definition(entry))
-        # The run's claim on the key lasts as long as the run may: its timeout bounds it (plus a
-        # margin for the answer to be stored); without one, the store's default lease.
-        lease = entry.timeout + 60.0 if entry.timeout is not None else DEFAULT_LEASE
-
-        def replay_or_run() -> dict[str, Any]:
-            # The store blocks duplicates until the first finishes (and opens a file on first use),
-            # so it runs on a worker thread and hands the real work back to the server loop.
-            result: dict[str, Any] = self.idempotency().run(
-                scope, key, arguments, lambda: anyio.from_thread.run(timed), lease=lease
-            )
-            return result
-
-        return await anyio.to_thread.run_sync(replay_or_run)
-
-    def definition(self, entry: Any) -> str:
-        """The fingerprint of `entry`'s definition (its schemas), computed once per definition."""
-        with self._lock:
-            found = self._definitions.get(entry)
-            if found is None:
-                found = self._definitions[entry] = definition_fingerprint(
-                    entry.input_schema, entry.output_schema
-                )
-            return found
+    @property
+    def shared_limits(self) -> bool:
+        return self.limits.shared
 
     def store(self) -> Store:
         """The server's `Store`, opened on first use (a server that keeps nothing opens no file)."""
@@ -188,32 +128,6 @@ class Guardrails:
             if self._store is None:
                 self._store = self._open_store()
             return self._store
-
-    def idempotency(self) -> IdempotencyStore:
-        """Idempotent results, in the server's store."""
-        store = self.store()
-        with self._lock:
-            if self._idempotency is None:
-                self._idempotency = IdempotencyStore(store=store)
-            return self._idempotency
-
-    def finish(
-        self, result: dict[str, Any], output_schema: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """`result` sanitized; with an `output_schema`, structured content that still conforms to it.
-
-        Removing control characters from structured content can break a constraint the tool met
-        (a ``pattern``, a ``const``, a ``minLength``): the client would then reject the result,
-        so the model gets an error result saying why instead.
-        """
-        clean = sanitize_result(result, self.max_output_chars)
-        structured = clean.get("structuredContent")
-        if output_schema is None or structured is None or structured is result.get("structuredContent"):
-            return clean
-        problems = argument_problems(compile_validator(output_schema), structured, output=True)
-        if not problems:
-            return clean
-        return error_result(t("guard.unclean_output", problems="; ".join(problems)))
 
     def close(self) -> None:
         if self._store is not None and self._owns_store:

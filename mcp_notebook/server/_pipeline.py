@@ -1,21 +1,30 @@
 """One call, one pipeline: every request the server answers is one `Call`, opened once and finished once.
 
-The steps, in order. Any step may end the call: the first four with a protocol error (HTTP status or
-JSON-RPC error), the others with an ``isError`` result the model can read and act on. Nothing
+The steps, in order. Any step may end the call: gate, protocol, lookup, task, seal and round with a
+protocol error (HTTP status or JSON-RPC error), the others with an ``isError`` result the model can
+read and act on. Nothing
 re-implements a step elsewhere; what comes next (tasks, replicas) plugs in here::
 
     gate        token -> identity, Host/Origin, body size           http/_gate.Gate
     protocol    era (MCP-Protocol-Version), method                  the SDK
     -- open     `CallPipeline.open`: the `CallRecord` (identity, claim, era, request id, start)
-    lookup      a hidden tool is an unknown one: -32602             _calls.ToolCalls._lookup
-    rounds      2026-07-28 requestState: verified, answered once    the SDK's boundary; _calls._steps
-    arguments   the tool's input schema                             _calls._check_arguments
-    rate limit  per identity, per tool                              _calls._limit_rate (_guardrails)
-    workers     earlier calls still holding the tool's threads      _calls._check_workers
-    approval    per identity, per definition                        _calls._approve (_approval)
-    run         worker thread or kernel pump; timeout; cancel       _calls._run, _execute (_guardrails.run)
-    shaping     content, structured, keep-if-large for the caller's _calls._execute, _guardrails.finish
-                identity only, sanitize
+    tools/call: an ordered list of steps over one `CallState`, the order written once in
+    `_calls.ToolCalls` (each step in `_call_checks`, `_call_tasks`, `_call_approval`, `_call_run`,
+    `_call_results`):
+    lookup      a hidden tool is an unknown one: -32602             Lookup
+    rounds      what a later round sent, on record (sealed)         note_rounds
+    task        a task or not, by era; tasks per identity           ChooseWay, CountTasks
+    dispatch    in the request, or as a task's job                  Dispatch
+    seal        2026-07-28 requestState: verified in, sealed out    Sealed (the SDK's boundary)
+    round       a later round answers its round, once               AnswerRound
+    arguments   the tool's input schema                             CheckArguments
+    rate limit  per identity, per tool                              LimitRate (_rate_limits)
+    workers     earlier calls still holding the tool's threads      CheckWorkers
+    approval    per identity, per definition                        Approve (_approval)
+    idempotency a repeated key replays; a held key runs to its end  Idempotent (_idempotent)
+    run         worker thread or kernel pump; timeout; cancel       RunTool
+    keep        too large for a model: a link for the caller only   KeepIfLarge
+    sanitize    control characters out, text capped                 Sanitize
     -- finish   `Call.__exit__`, however the call ended (result, protocol error, refusal, cancellation,
                 hang-up): duration, outcome, is_error, error; then each sink in order:
     sinks       audit log (tools/call only: `_audit.AuditTrail`), activity log
@@ -23,7 +32,7 @@ re-implements a step elsewhere; what comes next (tasks, replicas) plugs in here:
     answer      the SDK writes the result or the error
 
 A call that becomes a task (`_tasks`: a client that supports tasks, a tool that allows them) runs
-the steps from the lookup on as a job of the server's own, and the answer is the task: the call is
+the steps after the dispatch as a job of the server's own, and the answer is the task: the call is
 handed off (`Call.hand_off`) and finished when the task ends, however it ends, its lifecycle on
 record (`CallRecord.task`). ``tasks/get``, ``tasks/update``, ``tasks/cancel`` ... are requests of
 their own, each opened and finished around its handler.

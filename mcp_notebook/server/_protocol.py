@@ -5,7 +5,7 @@ One endpoint serves both protocol eras (the SDK routes each request by its
 
 - one call pipeline (`_pipeline`): every request is recorded once, for the activity view, the audit
   log and the notebook's views; ``tools/call`` runs its steps in it: error layering, approval,
-  guardrails (`_calls`).
+  guardrails, as an ordered list of steps (`_calls`).
 - what handshake-era sessions asked for (log level, subscriptions), kept per session and dropped
   when the session ends (`_session_state`).
 - change notifications to both eras: handshake-era sessions get

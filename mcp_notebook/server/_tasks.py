@@ -16,7 +16,7 @@ abandoned after `TaskManager.cancel_grace` seconds (counted as the worker pool c
 
 Each running task is renewed in the store every `HEARTBEAT` seconds; a cancel written there by
 another process (a replica sharing the store) is seen then. When the server starts, tasks a
-previous process left running are marked failed, saying the kernel restarted (`TaskManager.sweep`).
+previous process left running are marked failed, saying the kernel restarted (`_task_records`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import contextlib
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from functools import partial
 from typing import Any
 
 import anyio
@@ -48,10 +47,10 @@ from ..core._tasks import (
     WORKING,
     TaskBook,
     TaskRecord,
-    stale,
 )
 from ..core._text import t
 from ..runtime._execution import Interruptible
+from ._task_records import TaskRecords
 
 logger = logging.getLogger(__name__)
 
@@ -180,6 +179,57 @@ class TaskRun:
             self.record.note(self.manager.book.now(), status)
         self.record.message = message
 
+    def end(self, status: str, message: str, *, error: dict[str, Any] | None = None) -> bool:
+        """Move the record to a terminal status (False: it had one already); its questions are withdrawn."""
+        with self.lock:
+            moved = self.record.end(self.manager.book.now(), status, message=message)
+            if moved and error is not None:
+                self.record.error = error
+        for future, _ in list(self.answers.values()):
+            future.cancel()
+        self.changed.set()
+        self.changed = anyio.Event()
+        return moved
+
+    def stop(self) -> None:
+        """Tell the work to stop: its Context, its approval prompt, a kernel call (on the loop)."""
+        self.cancel.set()
+        if self.context is not None:
+            self.context.cancel()
+        if self.approval is not None:
+            self.approval._resolve("withdrawn")
+        self.stopper.stop()
+
+    def bind(self, context: Context) -> None:
+        """The job made its tool's `Context`: once a task, it reports and asks through the run."""
+        self.context = context
+        if self.cancel.is_set():
+            context.cancel()
+        if self.promoted:
+            context.become_task(self)
+
+    def take_in(self, left: Mapping[str, Any]) -> bool:
+        """Take in what another process left for this task (`TaskBook.inbox`): a cancel, or answers.
+
+        Whether anything was new: the inbox is read again and again, and what was taken is ignored.
+        """
+        if self.record.terminal:
+            return False
+        cancel = left.get("cancel")
+        if isinstance(cancel, dict):
+            self.end(CANCELLED, str(cancel.get("message") or t("task.cancelled")))  # cancelled elsewhere
+            with self.lock:
+                self.record.cancelled_by = cancel.get("by")
+            self.manager.stop_work(self)
+            self.manager.tell(self)
+            return True
+        with self.lock:
+            fresh = {key: value for key, value in left.get("responses", {}).items() if key in self.answers}
+        if fresh:
+            self.answer(fresh)
+            return True
+        return False
+
     def snapshot(self) -> TaskRecord:
         """A copy of the record as it is now, safe to read on any thread."""
         with self.lock:
@@ -196,7 +246,7 @@ class TaskRun:
                 # Another process sharing the store may have cancelled it since and written so in the
                 # record: take that in first, so as not to write a running task over it.
                 left = await anyio.to_thread.run_sync(self.manager.book.inbox, record.owner, record.task_id)
-                if self.manager.took_in(self, left):
+                if self.take_in(left):
                     record = self.snapshot()
             write = self.manager.book.ended if record.terminal else self.manager.book.save
             await anyio.to_thread.run_sync(write, record)
@@ -228,6 +278,7 @@ class TaskManager:
 
     def __init__(self, book: TaskBook, *, ttl: float = DEFAULT_TTL) -> None:
         self.book = book
+        self.records = TaskRecords(book)  # tasks other processes run, through their records
         self.ttl = ttl
         self.promote_after = 0.5
         self.max_per_identity = 128
@@ -254,7 +305,7 @@ class TaskManager:
         self._stopping = stopping = anyio.Event()
         self._stopped = anyio.Event()
         try:
-            await anyio.to_thread.run_sync(self.sweep)
+            await anyio.to_thread.run_sync(self.records.sweep)
         except Exception:  # a store that cannot be read now must not keep the server from starting
             logger.warning("could not mark the tasks of an earlier process failed", exc_info=True)
         async with anyio.create_task_group() as group:
@@ -265,12 +316,10 @@ class TaskManager:
             self._group = None  # nothing new starts from here on
             stopped = t("task.server_stopped")
             for run in list(self.runs.values()):
-                if run.promoted and self._end(
-                    run, FAILED, stopped, error=_error(types.INTERNAL_ERROR, stopped)
-                ):
+                if run.promoted and run.end(FAILED, stopped, error=_error(types.INTERNAL_ERROR, stopped)):
                     with contextlib.suppress(Exception):
                         await run.save()
-                self._stop_work(run)
+                self.stop_work(run)
             group.cancel_scope.cancel()
         self._stopped.set()
 
@@ -310,15 +359,7 @@ class TaskManager:
             await anyio.to_thread.run_sync(self.book.created, run.snapshot())
         if run.job.done.is_set():
             await run.save()  # it ended while the record was being written: the end is the latest
-        self._tell(run)
-
-    def bind(self, run: TaskRun, context: Context) -> None:
-        """The job made its tool's `Context`: once a task, it reports and asks through the run."""
-        run.context = context
-        if run.cancel.is_set():
-            context.cancel()
-        if run.promoted:
-            context.become_task(run)
+        self.tell(run)
 
     async def _run_job(self, run: TaskRun, work: Callable[[TaskRun], Awaitable[Any]]) -> None:
         job = run.job
@@ -341,29 +382,12 @@ class TaskManager:
                 self.runs.pop(run.record.task_id, None)
 
     async def _finished(self, run: TaskRun) -> None:
-        job, record = run.job, run.record
-        error = job.error
-        if run.cancel.is_set() or isinstance(error, CallCancelled):
-            self._end(run, CANCELLED, t("task.cancelled"))
-        elif isinstance(error, MCPError):
-            self._end(
-                run,
-                FAILED,
-                error.error.message,
-                error=_error(error.code, error.error.message, error.error.data),
-            )
-        elif isinstance(error, ProtocolRefusal):
-            self._end(run, FAILED, error.message, error=_error(error.code, error.message, error.data))
-        elif error is not None or job.cancelled:
-            message = t("task.internal", error=f"{type(error).__name__}: {error}" if error else "cancelled")
-            self._end(run, FAILED, message, error=_error(types.INTERNAL_ERROR, message))
-        else:
-            result = dict(job.result or {})
+        status, message, error = ending(run)
+        if status == COMPLETED:
             with run.lock:
-                record.result = result
-            text = _first_text(result)
-            message = t("task.tool_error", error=text) if result.get("isError") else t("task.completed")
-            self._end(run, COMPLETED, message)
+                run.record.result = dict(run.job.result or {})
+        run.end(status, message, error=error)
+        record = run.record
         try:
             await run.save()
         except Exception:  # the store failed: the record in memory is gone with the run, say why in the log
@@ -374,18 +398,7 @@ class TaskManager:
             except Exception:
                 logger.exception("task finish callback failed")
         self.runs.pop(record.task_id, None)
-        self._tell(run)
-
-    def _end(self, run: TaskRun, status: str, message: str, *, error: dict[str, Any] | None = None) -> bool:
-        with run.lock:
-            moved = run.record.end(self.book.now(), status, message=message)
-            if moved and error is not None:
-                run.record.error = error
-        for future, _ in list(run.answers.values()):
-            future.cancel()
-        run.changed.set()
-        run.changed = anyio.Event()
-        return moved
+        self.tell(run)
 
     # -- cancelling --------------------------------------------------------------------------------------
     async def cancel(self, owner: str, task_id: str, by: str) -> tuple[TaskRecord | None, bool]:
@@ -396,26 +409,18 @@ class TaskManager:
         """
         run = self.live(owner, task_id)
         if run is not None:
-            moved = self._end(run, CANCELLED, t("task.cancelled_by", who=by))
+            moved = run.end(CANCELLED, t("task.cancelled_by", who=by))
             if moved:
                 with run.lock:
                     run.record.cancelled_by = by
-                self._stop_work(run)
+                self.stop_work(run)
                 await run.save()
-                self._tell(run)
+                self.tell(run)
             return run.snapshot(), moved
-        record = await self.read(owner, task_id)
+        record = await self.records.read(owner, task_id)
         if record is None or record.terminal:
             return record, False
-        # Another process runs it (a replica sharing the store): left for it (its heartbeat takes it
-        # within a second and stops the work), and said in the record for every reader now.
-        message = t("task.cancelled_by", who=by)
-        await anyio.to_thread.run_sync(
-            partial(self.book.leave, owner, task_id, cancel={"message": message, "by": by})
-        )
-        record.end(self.book.now(), CANCELLED, message=message)
-        record.cancelled_by = by
-        await anyio.to_thread.run_sync(self.book.ended, record)
+        await self.records.cancel(record, by)  # another process runs it (a replica sharing the store)
         return record, True
 
     def cancel_soon(self, task_id: str, by: str) -> None:
@@ -433,14 +438,9 @@ class TaskManager:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(start)
 
-    def _stop_work(self, run: TaskRun) -> None:
-        """Tell the work of `run` to stop (on the loop)."""
-        run.cancel.set()
-        if run.context is not None:
-            run.context.cancel()
-        if run.approval is not None:
-            run.approval._resolve("withdrawn")
-        run.stopper.stop()
+    def stop_work(self, run: TaskRun) -> None:
+        """Tell the work of `run` to stop (on the loop), and abandon a thread that never looks."""
+        run.stop()
         if self._group is not None and not run.job.done.is_set():
             self._group.start_soon(self._abandon_if_stuck, run)
 
@@ -456,34 +456,12 @@ class TaskManager:
         run = self.runs.get(task_id) if isinstance(task_id, str) else None
         if run is not None and run.promoted and run.record.owner == owner:
             return run.snapshot()
-        record = await anyio.to_thread.run_sync(self.book.load, owner, task_id)
-        if record is not None and stale(record, self.book.now()):
-            record.end(self.book.now(), FAILED, message=t("task.restarted"))
-            record.error = _error(types.INTERNAL_ERROR, t("task.restarted"))
-            await anyio.to_thread.run_sync(self.book.ended, record)
-        return record
+        return await self.records.read(owner, task_id)
 
     def live(self, owner: str, task_id: Any) -> TaskRun | None:
         """The run of `owner`'s task `task_id` if this process runs it."""
         run = self.runs.get(task_id) if isinstance(task_id, str) else None
         return run if run is not None and run.promoted and run.record.owner == owner else None
-
-    def sweep(self) -> int:
-        """Mark failed the tasks an earlier process left running (a kernel restart); how many."""
-        failed = 0
-        now = self.book.now()
-        for task_id, owner in self.book.running().items():
-            record = self.book.load(owner, task_id)
-            if record is None or record.terminal:
-                if record is not None:
-                    self.book.ended(record)
-                continue
-            if stale(record, now):
-                record.end(now, FAILED, message=t("task.restarted"))
-                record.error = _error(types.INTERNAL_ERROR, t("task.restarted"))
-                self.book.ended(record)
-                failed += 1
-        return failed
 
     # -- telling ------------------------------------------------------------------------------------------
     def touched(self, run: TaskRun, *, soon: bool = False) -> None:
@@ -492,7 +470,7 @@ class TaskManager:
         if loop is None or loop.is_closed():
             return
         if soon and self.book.now() - run._saved_at < 1.0:
-            loop.call_soon_threadsafe(self._tell, run)
+            loop.call_soon_threadsafe(self.tell, run)
             return
 
         def later() -> None:
@@ -500,12 +478,12 @@ class TaskManager:
             run.changed = anyio.Event()
             if run.promoted and self._group is not None:
                 self._group.start_soon(run.save)
-            self._tell(run)
+            self.tell(run)
 
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(later)
 
-    def _tell(self, run: TaskRun) -> None:
+    def tell(self, run: TaskRun) -> None:
         if not run.promoted:
             return
         record = run.snapshot()
@@ -516,14 +494,7 @@ class TaskManager:
                 logger.exception("task listener failed")
         if run.notify is not None and record.status != run.notified and self._group is not None:
             run.notified = record.status
-            self._group.start_soon(self._notify, run.notify, record)
-
-    @staticmethod
-    async def _notify(notify: Callable[[TaskRecord], Awaitable[None]], record: TaskRecord) -> None:
-        try:
-            await notify(record)
-        except Exception:  # the client's stream is gone or never opened: it polls instead
-            logger.debug("could not send the status of task %s", record.task_id, exc_info=True)
+            self._group.start_soon(_notify, run.notify, record)
 
     async def answer(self, owner: str, task_id: Any, responses: Mapping[str, Any]) -> bool:
         """The client's answers to `owner`'s task; False when `owner` has no such task.
@@ -535,15 +506,10 @@ class TaskManager:
         if run is not None:
             run.answer(responses)
             return True
-        record = await self.read(owner, task_id)
+        record = await self.records.read(owner, task_id)
         if record is None:
             return False
-        fresh = {key: value for key, value in responses.items() if key in record.pending}
-        if fresh and not record.terminal:
-            await anyio.to_thread.run_sync(partial(self.book.leave, owner, task_id, responses=fresh))
-            for key in fresh:
-                record.pending.pop(key, None)
-            await anyio.to_thread.run_sync(self.book.save, record)
+        await self.records.answer(record, responses)
         return True
 
     async def _heartbeat(self) -> None:
@@ -560,7 +526,7 @@ class TaskManager:
                     continue
                 try:
                     left = await anyio.to_thread.run_sync(self.book.inbox, run.record.owner, task_id)
-                    if self.took_in(run, left):
+                    if run.take_in(left):
                         due = True
                     if due:
                         renewed[task_id] = now
@@ -570,29 +536,30 @@ class TaskManager:
             for task_id in [key for key in renewed if key not in self.runs]:
                 del renewed[task_id]
 
-    def took_in(self, run: TaskRun, left: Mapping[str, Any]) -> bool:
-        """Take in what another process left for `run` (`TaskBook.inbox`): a cancel, or answers.
 
-        Whether anything was new: the inbox is read again and again, and what was taken is ignored.
-        """
-        if run.record.terminal:
-            return False
-        cancel = left.get("cancel")
-        if isinstance(cancel, dict):
-            self._end(
-                run, CANCELLED, str(cancel.get("message") or t("task.cancelled"))
-            )  # cancelled elsewhere
-            with run.lock:
-                run.record.cancelled_by = cancel.get("by")
-            self._stop_work(run)
-            self._tell(run)
-            return True
-        with run.lock:
-            fresh = {key: value for key, value in left.get("responses", {}).items() if key in run.answers}
-        if fresh:
-            run.answer(fresh)
-            return True
-        return False
+def ending(run: TaskRun) -> tuple[str, str, dict[str, Any] | None]:
+    """How a job's end reads in its task: the terminal status, its message, and the JSON-RPC error."""
+    job, error = run.job, run.job.error
+    if run.cancel.is_set() or isinstance(error, CallCancelled):
+        return CANCELLED, t("task.cancelled"), None
+    if isinstance(error, MCPError):
+        return FAILED, error.error.message, _error(error.code, error.error.message, error.error.data)
+    if isinstance(error, ProtocolRefusal):
+        return FAILED, error.message, _error(error.code, error.message, error.data)
+    if error is not None or job.cancelled:
+        message = t("task.internal", error=f"{type(error).__name__}: {error}" if error else "cancelled")
+        return FAILED, message, _error(types.INTERNAL_ERROR, message)
+    result = dict(job.result or {})
+    if result.get("isError"):
+        return COMPLETED, t("task.tool_error", error=_first_text(result)), None
+    return COMPLETED, t("task.completed"), None
+
+
+async def _notify(notify: Callable[[TaskRecord], Awaitable[None]], record: TaskRecord) -> None:
+    try:
+        await notify(record)
+    except Exception:  # the client's stream is gone or never opened: it polls instead
+        logger.debug("could not send the status of task %s", record.task_id, exc_info=True)
 
 
 def progress_text(value: float, total: float | None, message: str | None) -> str:

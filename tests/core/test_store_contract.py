@@ -430,6 +430,28 @@ class TestStoreContract:
         store.run_once(NS, BASE, KEY, {}, work, ttl=60)
         assert work.calls == 1
 
+    def test_a_key_held_between_steps_stores_its_value_for_the_repeats(self, store: Store) -> None:
+        once = store.begin_once(NS, BASE, KEY, {"item": "tea"})
+        assert not once.done
+        assert store.end_once(once, {"order": 1}, ttl=60) == {"order": 1}
+        again = store.begin_once(NS, BASE, KEY, {"item": "tea"})
+        assert again.done and again.value == {"order": 1}
+        with pytest.raises(ValueError, match="held"):
+            store.end_once(once, {"order": 2}, ttl=60)  # a key is ended once
+
+    def test_a_duplicate_of_a_holder_that_gives_up_takes_the_key_itself(self, store: Store) -> None:
+        # Whether the duplicate waited on the holder or came after it gave up, it ends up holding the key.
+        held = store.begin_once(NS, BASE, KEY, {})
+        found: queue.Queue[Any] = queue.Queue()
+        duplicate = threading.Thread(target=lambda: found.put(store.begin_once(NS, BASE, KEY, {})))
+        duplicate.start()
+        store.fail_once(held, None)  # the holder was cancelled before any outcome
+        duplicate.join(10)
+        taken = found.get(timeout=10)
+        assert not taken.done  # it holds the key now, and runs the work itself
+        store.end_once(taken, {"order": 1}, ttl=60)
+        assert store.get(NS, BASE, KEY) == {"order": 1}
+
     def test_a_run_expires_like_any_entry(self, store: Store, clock: Clock) -> None:
         work = Counter()
         store.run_once(NS, BASE, KEY, {"n": 1}, work, ttl=60)
