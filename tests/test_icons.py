@@ -203,3 +203,31 @@ def test_resource_prompt_and_server_icons_are_linted_too_and_rules_can_be_ignore
 
 def _region(region: str) -> str:
     return region
+
+
+def test_the_catalogue_view_shows_data_icons_inline_and_fetches_nothing_from_elsewhere() -> None:
+    """A data: icon is in the page already; an https one is a link the person may open, never an
+    ``<img>`` the page would fetch by itself; anything else is escaped text."""
+    from mcp_notebook.widgets import CatalogueView
+
+    injected = 'data:image/png;base64,AAAA" onerror="alert(1)'
+    catalogue = Catalogue()
+
+    @tool(catalogue=catalogue, read_only=True, icons=[DATA_ICON, WEB_ICON, injected, "javascript:alert(1)"])
+    def forecast(city: str) -> str:
+        """The weather in one city now. Use for questions about today's weather."""
+        return city
+
+    resource("notes://today", catalogue=catalogue, icons="https://example.com/notes.png")(_text)
+    prompt(catalogue=catalogue, name="review", icons=[DATA_ICON])(_text)
+    view = CatalogueView(catalogue)
+    try:
+        shown = view.body.value
+    finally:
+        view.close()
+    assert shown.count(f'<img src="{DATA_ICON["src"]}"') == 2  # the tool's and the prompt's
+    assert '<a href="https://example.com/forecast.svg"' in shown and 'rel="noopener noreferrer"' in shown
+    assert '<a href="https://example.com/notes.png"' in shown
+    assert '<img src="https://' not in shown  # nothing fetched from another origin without a click
+    assert 'onerror="alert' not in shown and "onerror=&quot;alert(1)" in shown
+    assert 'href="javascript' not in shown and "<code>javascript:alert(1)</code>" in shown

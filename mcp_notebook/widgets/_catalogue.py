@@ -16,6 +16,7 @@ import ipywidgets as widgets
 from ..core._catalogue import Catalogue
 from ..core._text import t
 from ..linter._lint import lint
+from ._icon_cell import icon_cell
 from ._tryit import TryIt
 
 
@@ -53,14 +54,15 @@ class CatalogueView(widgets.VBox):
                 findings.setdefault(finding.tool, []).append(finding)
         tools = "".join(self._tool(entry, findings.get(entry.name, [])) for entry in self.catalogue.tools())
         resources = "".join(
-            f"<li><code>{html.escape(item.uri)}</code> {html.escape(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{html.escape(item.uri)}</code> {html.escape(item.description or '')}</li>"
             for item in self.catalogue.resources()
         ) + "".join(
-            f"<li><code>{html.escape(item.uri_template)}</code> {html.escape(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{html.escape(item.uri_template)}</code> "
+            f"{html.escape(item.description or '')}</li>"
             for item in self.catalogue.templates()
         )
         prompts = "".join(
-            f"<li><code>{html.escape(item.name)}</code> {html.escape(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{html.escape(item.name)}</code> {html.escape(item.description or '')}</li>"
             for item in self.catalogue.prompts()
         )
         return (
@@ -79,7 +81,7 @@ class CatalogueView(widgets.VBox):
             shown = html.escape(json.dumps(entry.output_schema, ensure_ascii=False, indent=2))
             output = f"<details><summary>{html.escape(t('catalogue.output'))}</summary><pre>{shown}</pre></details>"
         return (
-            f"<li><b>{html.escape(entry.name)}</b>{hidden}"
+            f"<li>{icon_cell(entry.icons)}<b>{html.escape(entry.name)}</b>{hidden}"
             + (f" — {html.escape(entry.title)}" if entry.title else "")
             + f"<div>{html.escape(entry.description or '')}</div>"
             + _parameter_table(entry.input_schema)
