@@ -115,7 +115,7 @@ class ToolOptions:
     open_world: bool | None = None
     input_schema: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | Literal[False] | None = None
-    icons: IconsOption = None
+    icons: IconsOption = ()
 
     run_in: RunIn | None = None
     timeout: float | None = None

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from ..core._catalogue import Catalogue, ToolEntry
 from ..core._icons import IconsOption, check_icons
+from ..core._prompts import PromptEntry
+from ..core._resources import ResourceEntry, TemplateEntry
 from ..core._text import t
 from ._icons import icon_hits
 from ._rules import Hit, check
@@ -147,7 +149,11 @@ def lint(
     for entry in entries:
         findings += _findings(entry.name, check(entry, everyone), skip)
     if isinstance(target, Catalogue):
-        others = [*target.resources(), *target.templates(), *target.prompts()]
+        others: list[ResourceEntry | TemplateEntry | PromptEntry] = [
+            *target.resources(),
+            *target.templates(),
+            *target.prompts(),
+        ]
         for other in others:
             findings += _findings(other.name, icon_hits(other.icons), skip)
     return findings

@@ -140,7 +140,7 @@ class ServerSettings:
     allow_remote: bool = False
     token: str | None = field(default=None, repr=False)
     name: str | None = None
-    icons: IconsOption = None
+    icons: IconsOption = ()
 
     run_in: RunIn = "thread"
     busy_timeout: float = 30.0
