@@ -376,7 +376,9 @@ def test_a_prompt_counts_down_the_time_left(asking: Any, catalogue: Catalogue) -
         widgets_before = len(panel.approvals.children)
         prompt.deny_button.click()
         assert pending.result(10).is_error
-    assert counted[0] == "<i>5 s left</i>" and counted[1] == "<i>4 s left</i>"  # one trait, set each second
+    # One trait, set each second.
+    assert counted[0] == "<span class='mcp-warn'>5 s left</span>"
+    assert counted[1] == "<span class='mcp-warn'>4 s left</span>"
     assert widgets_before == 1 and prompt.countdown.value == ""
 
 

@@ -105,3 +105,12 @@ def test_what_a_stage_removes_after_installing_belongs_to_the_user_that_removes_
                 if f"rm -rf {removed}" in body:
                     assert "--chown=${NB_UID}:${NB_GID}" in line, f"{name}: {line}"
         assert user == "notebook user" or name == "wheel", f"{name} ends as root"
+
+
+def test_the_pacing_names_every_lesson_notebook() -> None:
+    """The kit's pacing table places each lesson notebook in a session: a new chapter is added there too."""
+    pacing = (KIT / "README.md").read_text(encoding="utf-8").split("## Pacing", 1)[1].split("\n## ", 1)[0]
+    placed = set(re.findall(r"\| \d+ \| (.+?) \|", pacing))
+    named = {match for row in placed for match in re.findall(r"\b(\d\d[a-z]?) ", row)}
+    lessons = {path.stem.split("_")[0] for path in (ROOT / "notebooks" / "ko").glob("*.ipynb")}
+    assert lessons <= named, f"not in classroom/README.md's pacing: {sorted(lessons - named)}"

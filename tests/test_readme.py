@@ -100,7 +100,7 @@ def test_every_python_block_runs_in_order_without_errors_or_stderr(readme_run: A
     tour = next(outputs for block, outputs in ran if block.section == readme.TOUR)
     assert '"city": "Seoul"' in tour.text and '"temperature": 23' in tour.text  # the %mcp_call result
     check = ran[-1][1]
-    assert "ok=True" in check.text, check.text  # srv.check(): a client can connect
+    assert "✔ ok: Connected to" in check.text, check.text  # srv.check(): a client can connect
 
 
 def test_every_tool_in_the_readme_passes_the_linter_without_a_finding(readme_run: Any) -> None:

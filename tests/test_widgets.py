@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import html
 import re
@@ -260,9 +259,9 @@ def test_catalogue_view_says_whether_each_tool_runs_as_a_task() -> None:
 
     view = CatalogueView(catalogue)
     shown = html.unescape(view.body.value)
-    by_tool = {item.split("</b>")[0]: item for item in shown.split("<li><b>")[1:]}
-    assert "As a task</i>: optional: a client that supports tasks gets a task" in by_tool["train"]
-    assert "As a task</i>: never: every call is answered in its own request" in by_tool["quick"]
+    by_tool = {item.split("</b>")[0]: item for item in shown.split("<li class='mcp-card'><b>")[1:]}
+    assert "As a task:</span> optional: a client that supports tasks gets a task" in by_tool["train"]
+    assert "As a task:</span> never: every call is answered in its own request" in by_tool["quick"]
     view.close()
 
 
@@ -433,7 +432,7 @@ def test_a_busy_server_adds_rows_not_widgets_and_keeps_one_panel(catalogue: Cata
     try:
         panel = srv.panel()
         assert srv.panel() is panel  # %mcp_serve run again shows the same panel: the server feeds one
-        panel.activity._rows = collections.deque(maxlen=5)  # a short log, to see it stay bounded
+        panel.activity.max_entries = 5  # a short log, to see it stay bounded
         outside_call(srv, "echo", {"text": "warm-up"})
         panel.activity.flush()
         before = len(_instances)
@@ -453,5 +452,5 @@ def test_a_long_countdown_says_that_many_clients_stop_waiting_sooner(timeout: in
     request = ApprovalRequest(1, "wipe", None, None, {}, {}, "claude-code")
     request.deadline = time.monotonic() + timeout
     shown = html.unescape(ApprovalPrompt(request).countdown.value)
-    assert re.match(r"<i>\d+ s left</i>", shown)
+    assert re.match(r"<span class='mcp-warn'>\d+ s left</span>", shown)
     assert ("many clients give up after 60 s" in shown) is noted

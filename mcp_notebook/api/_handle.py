@@ -67,6 +67,7 @@ class ServerHandle:
         self.url = f"http://{url_host}:{port}{MCP_PATH}"
         self._stop: Callable[[], None] | None = None
         self._panel: Any = None
+        self._on_stop: list[Callable[[], None]] = []  # live views of this handle, told when it stops
         self.running = False
 
     @property
@@ -276,6 +277,8 @@ class ServerHandle:
             stop()
             if self._panel is not None:
                 self._panel.stopped()
+            for listener in list(self._on_stop):
+                listener()
 
     def status(self) -> str:
         if not self.running:
@@ -284,6 +287,11 @@ class ServerHandle:
         if self.approval.mode == "auto":
             status += "\n" + t("approval.auto_warning")
         return status
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # Shown in a cell: a live status line that says "stopped" once the server stops, as the panel
+        # above it does; a snapshot saying "running" under a panel saying "stopped" reads as a contradiction.
+        return _ui.make("server_status", self)._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"

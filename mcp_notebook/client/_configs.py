@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..core import _ui
 from ..core._text import t
 
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "inspector")
@@ -207,6 +208,10 @@ class CheckResult:
 
     def __str__(self) -> str:
         return self.message
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # Shown in a cell: connected or not, and the message, as a widget rather than the dataclass.
+        return _ui.make("check_result", self)._repr_mimebundle_(**kwargs)
 
 
 _DIAGNOSED = (401, 403, 404, 421)

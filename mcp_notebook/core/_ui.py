@@ -10,7 +10,8 @@ Kinds: ``"result_view"`` (a CallResult, ReadResult or PromptResult), ``"server_p
 ServerHandle), ``"pending_call"`` (tool, arguments, call options), ``"elicitation_form"`` and
 ``"sampling_form"`` (the request's params; the form has an ``answer`` future), ``"call_in_progress"``
 (tool, questions, future, finish), ``"task_call"`` (a `TaskCall`: its progress and a Cancel button),
-``"waiting_badge"`` (a ServerHandle whose waiting calls the page's badge counts, in a kernel).
+``"check_result"`` (a connection check's `CheckResult`), ``"server_status"`` (a ServerHandle shown in a
+cell: its live state), ``"waiting_badge"`` (a ServerHandle whose waiting calls the page's badge counts, in a kernel).
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ Kinds of exercise:
     ├── ShortAnswer        a word or two, with accepted spellings and advice for typical slips;
     │                      a name or code on the wire is judged exactly (case and sign matter)
     └── ToolExercise       the learner writes a tool; it is listed and called through the real
-                           in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
+        │                  in-kernel MCP server (`mcp_notebook.list_tools`, `mcp_notebook.call`)
+        └── DrawnToolExercise   ... judged on inputs its chapter draws (catalogues, definitions)
 
 Every judged check is recorded (chapter, exercise, outcome, attempts, time; never the answer) in
 ``progress.jsonl`` in the user data folder and, on a class hub, sent to the instructor's progress
@@ -45,7 +46,9 @@ from ._exercise import Exercise, Feedback
 from ._progress import progress_path, read_progress, record_progress
 from ._toolcheck import Param, Probe, ToolExercise
 
-CHAPTERS = ("ch00", "ch01", "ch01b", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09")
+CHAPTERS = (
+    "ch00", "ch01", "ch01b", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "ch11",
+)  # fmt: skip
 """Chapter modules with exercises, in order."""
 
 __all__ = [

@@ -11,12 +11,14 @@ and a view for each content kind with `mcp_notebook.core._kinds` (a new kind reg
 from ..core import _kinds, _ui
 from ._badge import follow_server
 from ._catalogue import CatalogueView
+from ._check import CheckView
 from ._connect import ConnectView
 from ._content import embedded_view, media_view, text_view
 from ._panel import ApprovalPrompt, ServerPanel
 from ._pending import PendingCall
 from ._questions import CallInProgress, ElicitationForm, SamplingForm
 from ._result import CallProgress, ErrorView, ResourceLinkView, ResultView
+from ._status import ServerLine
 from ._tasks import RunningTasks, TaskCallView
 from ._tryit import TryIt
 
@@ -40,6 +42,8 @@ _ui.register("elicitation_form", ElicitationForm)
 _ui.register("sampling_form", SamplingForm)
 _ui.register("call_in_progress", CallInProgress)
 _ui.register("task_call", TaskCallView)
+_ui.register("check_result", CheckView)
+_ui.register("server_status", ServerLine)
 _ui.register("waiting_badge", follow_server)
 
 _kinds.register_view("text", text_view)

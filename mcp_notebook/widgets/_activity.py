@@ -1,46 +1,85 @@
-"""The live activity log of the server panel: one line per request, with its JSON-RPC wire.
+"""The live activity log of the server panel: a table of requests (time, client, method, target,
+decision, duration, outcome), newest last, with a filter and each request's JSON-RPC wire on demand.
 
 Rendering is kept off the server's path: a request only queues its record (the server answers at
 once), and a thread of the view's own turns queued records into HTML, in batches when they come
 fast, at most `RENDERS_PER_SECOND` times a second: each render sends the whole log to the browser,
-and a person reads no faster. The log is one HTML widget whose rows are ``<details>`` elements, so a
-busy server adds text, not widgets (a widget per row would pile up in the kernel and the browser).
+and a person reads no faster. The log is one HTML widget whose rows are ``<details>`` elements (the
+summary a row of the table, the wire under it when opened), so a busy server adds text, not widgets
+(a widget per row would pile up in the kernel and the browser). Rows are kept in the order requests
+arrived, though a long call is recorded only when it ends.
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import html
+import itertools
 import json
 import queue
 import threading
-from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import ipywidgets as widgets
 
+from ..core._identity import NOTEBOOK, claims
 from ..core._text import t
-from ..core._visible import visible_html
+from ..core._visible import visible, visible_html
+from ._style import human_duration
 
 MAX_ENTRIES = 200
 MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export
 RENDERS_PER_SECOND = 10
+NUMBER = " class='mcp-num'"  # the duration's cell: numbers line up on the right
 
 
-class ActivityView(widgets.HTML):
-    """The most recent `max_entries` requests, newest last; `flush()` renders what is queued now."""
+@dataclass(order=True)
+class _Row:
+    started: float
+    seq: int
+    html: str = field(compare=False)
+    text: str = field(compare=False)  # what the filter searches, lower-cased
 
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
-        super().__init__(f"<i>{html.escape(t('panel.no_activity'))}</i>")
-        self._rows: deque[str] = deque(maxlen=max_entries)
+
+class ActivityView(widgets.VBox):
+    """The most recent `max_entries` requests, in the order they came; `flush()` renders what is queued now.
+
+    `on_render` is called (on the view's thread) after each render that added rows.
+    """
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, on_render: Callable[[], None] | None = None) -> None:
+        self.max_entries = max_entries
+        self._on_render = on_render
+        self.filter = widgets.Text(
+            description=t("activity.filter"),
+            placeholder=t("activity.filter_hint"),
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="auto", max_width="36em"),
+        )
+        self.count = widgets.HTML("")
+        self.table = widgets.HTML(_empty())
+        self._rows: list[_Row] = []
+        self._seq = itertools.count()
         self._last: tuple[Any, ...] | None = None  # what the newest row says, when it is a task's poll
+        self._last_row: _Row | None = None
         self._repeats = 1
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopped = threading.Event()  # ends the pause between renders at once
         self._closed = False
+        super().__init__([self.filter, self.count, self.table])
+        self.add_class("mcp-activity")
+        self.filter.observe(lambda change: self._render(), names=["value"])
         threading.Thread(target=self._run, name="mcp-notebook-activity", daemon=True).start()
+
+    @property
+    def value(self) -> str:
+        """The log's HTML as shown now (the rows the filter lets through)."""
+        return str(self.table.value)
 
     def add(self, record: Any) -> None:
         """Queue one record (called on the server's thread: cheap, never renders)."""
@@ -56,18 +95,46 @@ class ActivityView(widgets.HTML):
                     record = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                key = poll_key(record)
-                if key is not None and key == self._last and self._rows:
-                    # Another poll of a task that says nothing new: the newest row counts it and
-                    # shows the latest one (its wire), so polls never push real calls out of the log.
-                    self._repeats += 1
-                    self._rows[-1] = render_row(record, self._repeats)
-                else:
-                    self._last, self._repeats = key, 1
-                    self._rows.append(render_row(record))
+                self._take(record)
                 added = True
             if added:
-                self.value = "".join(self._rows)
+                self._render_locked()
+        if added and self._on_render is not None:
+            self._on_render()
+
+    def _take(self, record: Any) -> None:
+        key = poll_key(record)
+        if key is not None and key == self._last and self._last_row in self._rows:
+            # Another poll of a task that says nothing new: its row counts it and shows the latest
+            # one (its wire), so polls never push real calls out of the log.
+            self._repeats += 1
+            row = self._last_row
+            assert row is not None
+            row.html, row.text = render_row(record, self._repeats), search_text(record)
+            return
+        self._last, self._repeats = key, 1
+        row = _Row(record.started, next(self._seq), render_row(record), search_text(record))
+        bisect.insort(self._rows, row)
+        self._last_row = row
+        while len(self._rows) > self.max_entries:
+            self._rows.pop(0)
+
+    def _render(self) -> None:
+        with self._lock:
+            self._render_locked()
+
+    def _render_locked(self) -> None:
+        needle = str(self.filter.value).strip().lower()
+        rows = [row for row in self._rows if needle in row.text] if needle else self._rows
+        self.count.value = (
+            f"<span class='mcp-muted'>{html.escape(t('activity.shown', shown=len(rows), total=len(self._rows)))}</span>"
+            if needle
+            else ""
+        )
+        if not self._rows:
+            self.table.value = _empty()
+            return
+        self.table.value = f"<div class='mcp-log'>{_header()}{''.join(row.html for row in rows)}</div>"
 
     def _run(self) -> None:
         while True:
@@ -94,6 +161,15 @@ class ActivityView(widgets.HTML):
         super().close()
 
 
+def _empty() -> str:
+    return f"<div class='mcp-empty'>{html.escape(t('panel.no_activity'))}</div>"
+
+
+def _header() -> str:
+    cells = "".join(f"<span>{html.escape(name)}</span>" for name in t("activity.columns").split("|"))
+    return f"<div class='mcp-log-head'>{cells}</div>"
+
+
 def poll_key(record: Any) -> tuple[Any, ...] | None:
     """What a ``tasks/get`` answer says, to tell a poll with news (a new status) from one without.
 
@@ -106,34 +182,100 @@ def poll_key(record: Any) -> tuple[Any, ...] | None:
 
 
 def render_row(record: Any, repeats: int = 1) -> str:
-    """One request as a collapsible HTML row: the summary line, then the wire both ways.
+    """One request as a row of the log: a ``<details>`` whose summary is the table's row, the wire under it.
 
-    `repeats`: how many polls of a task this row stands for (the newest shown).
+    `repeats`: how many polls of a task this row stands for (the newest shown). Everything a client
+    sent (its name, the target, the arguments, the wire) is escaped, hidden characters marked.
     """
     when = _dt.datetime.fromtimestamp(record.started).strftime("%H:%M:%S")
     arguments = json.dumps(record.arguments, ensure_ascii=False, default=str)
     if len(arguments) > 80:
         arguments = arguments[:77] + "..."
-    colour = "#b3261e" if record.is_error else "#1b6e3a"
-    line = (
-        f"<code>{when}</code> {visible_html(record.who, one_line=True)} · {html.escape(record.method)} "
-        f"<b>{visible_html(record.tool, one_line=True)}</b> <code>{visible_html(arguments)}</code>"
-        f" · {html.escape(record.decision)}"
-        f" · {record.duration * 1000:.1f} ms · <span style='color:{colour}'>{html.escape(record.outcome)}</span>"
+    target = visible_html(record.tool, one_line=True) if record.tool else "—"
+    if record.arguments:
+        target = f"<b>{target}</b><br><code class='mcp-muted'>{visible_html(arguments)}</code>"
+    cells = [
+        f"<code>{when}</code>",
+        _client(record),
+        html.escape(record.method),
+        target,
+        html.escape(decision_text(record.decision)),
+        html.escape(human_duration(record.duration)),
+        _outcome(record, repeats),
+    ]
+    # Each cell names its column too: in a narrow output the header goes, and the cells say what they are.
+    names = t("activity.columns").split("|")
+    line = "".join(
+        f"<span data-label='{html.escape(name)}'{NUMBER if index == 5 else ''}>{cell}</span>"
+        for index, (name, cell) in enumerate(zip(names, cells, strict=False))
     )
-    if getattr(record, "task", None):
-        line += f" · {html.escape(lifecycle(record.task))}"
-    if repeats > 1:
-        line += f" · <i>{html.escape(t('activity.polled', count=repeats))}</i>"
     # The wire view learners need: what went over the connection, both ways.
     details = json.dumps(record.wire(), ensure_ascii=False, indent=2, default=str)
     if len(details) > MAX_WIRE_CHARS:
         details = details[:MAX_WIRE_CHARS] + "\n..."
-    stdout = f"<pre>{html.escape(record.stdout)}</pre>" if record.stdout else ""
-    return (
-        f"<details class='mcp-activity-row'><summary>{line}</summary>"
-        f"<pre>{html.escape(details)}</pre>{stdout}</details>"
+    stdout = (
+        f"<div class='mcp-muted'>{html.escape(t('activity.printed'))}</div><pre>{html.escape(record.stdout)}</pre>"
+        if record.stdout
+        else ""
     )
+    return (
+        f"<details class='mcp-log-row mcp-activity-row'><summary>{line}</summary><div class='mcp-wire'>"
+        f"<div class='mcp-muted'>{html.escape(t('activity.wire'))}</div><pre>{html.escape(details)}</pre>"
+        f"{stdout}</div></details>"
+    )
+
+
+def _client(record: Any) -> str:
+    """The identity its credential proved, and under it what the client claims to be when that differs."""
+    shown = visible_html(record.client or "?", one_line=True)
+    # The notebook's own client is this very process: its name is no claim worth a second look.
+    claim = None if record.client == NOTEBOOK else claims(record.client, record.claimed)
+    if claim:
+        shown += f"<br><span class='mcp-muted'>{visible_html(claim, one_line=True)}</span>"
+    return shown
+
+
+def decision_text(decision: str) -> str:
+    """What the approval step decided, in the person's words (``—`` where nothing is decided)."""
+    if decision in ("-", ""):
+        return "—"
+    try:
+        return t(f"activity.decision.{decision}")
+    except KeyError:
+        return decision
+
+
+def _outcome(record: Any, repeats: int) -> str:
+    outcome = record.outcome
+    if outcome == "ok":
+        shown = t("activity.outcome.ok")
+    elif outcome == "error result":
+        shown = t("activity.outcome.error_result")
+    elif outcome and outcome == record.decision:
+        shown = t("activity.outcome.not_run")  # declined: the decision column says why
+    else:
+        shown = outcome
+    css = "mcp-error" if record.is_error else "mcp-ok"
+    cell = f"<span class='{css}'>{html.escape(shown)}</span>"
+    if getattr(record, "task", None):
+        cell += f"<br><span class='mcp-muted'>{html.escape(lifecycle(record.task))}</span>"
+    if repeats > 1:
+        cell += f"<br><span class='mcp-muted'>{html.escape(t('activity.polled', count=repeats))}</span>"
+    return cell
+
+
+def search_text(record: Any) -> str:
+    """What the filter looks for in a row: client, claim, method, target, decision and outcome."""
+    parts = (
+        record.client or "",
+        record.claimed or "",
+        record.method,
+        visible(record.tool or ""),
+        record.decision,
+        decision_text(record.decision),
+        record.outcome,
+    )
+    return " ".join(parts).lower()
 
 
 def lifecycle(task: dict[str, Any]) -> str:

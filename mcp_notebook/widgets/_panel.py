@@ -17,6 +17,8 @@ from ._activity import MAX_ENTRIES, ActivityView
 from ._badge import WAITING_CLASS
 from ._catalogue import CatalogueView
 from ._connect import ConnectView
+from ._status import ServerStatus
+from ._style import scoped, style_sheet
 from ._tasks import RunningTasks
 
 
@@ -40,14 +42,19 @@ class ApprovalPrompt(widgets.VBox):
         claim = claims(request.client, request.claimed)
         client = visible_html(request.client or t("panel.unknown_client"), one_line=True)
         if claim:
-            client += f" <i>({visible_html(claim, one_line=True)})</i>"
-        hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items()) or "-"
+            client += f" <span class='mcp-muted'>({visible_html(claim, one_line=True)})</span>"
+        hints = ", ".join(f"{key}={value}" for key, value in request.annotations.items())
+        said = (
+            f"<span class='mcp-muted'>{html.escape(t('panel.claims'))}</span> <code>{visible_html(hints)}</code>"
+            if hints
+            else f"<span class='mcp-muted'>{html.escape(t('panel.no_claims'))}</span>"
+        )
         self.details = widgets.HTML(
             f"<div style='{WRAPPED}'>{t('panel.asked_by', client=client)}</div>"
             f"<div style='{WRAPPED}'>{visible_html(request.description or '')}</div>"
-            f"<div><i>{html.escape(t('panel.claims'))}</i> <code>{visible_html(hints)}</code></div>"
-            f"<div>{html.escape(t('panel.arguments'))}:</div>"
-            f"<pre style='{WRAPPED}'>{json_html(request.arguments)}</pre>"
+            f"<div>{said}</div>"
+            f"<div class='mcp-muted'>{html.escape(t('panel.arguments'))}</div>"
+            f"<pre class='mcp-card' style='{WRAPPED}'>{json_html(request.arguments)}</pre>"
             + (f"<div><b>{html.escape(t('panel.task'))}</b></div>" if request.task_id is not None else "")
         )
         # The time left, one trait set a second while the call waits (the server's loop ticks it).
@@ -56,9 +63,7 @@ class ApprovalPrompt(widgets.VBox):
         self._long_wait = False
         self.approve_button = widgets.Button(description=t("panel.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("panel.deny"), button_style="danger")
-        self.always_button = widgets.Button(
-            description=t("panel.always"), layout=widgets.Layout(width="auto")
-        )
+        self.always_button = widgets.Button(description=t("panel.always"))
         self.status = widgets.HTML("")
         # Click handlers run on the kernel's main thread or a subshell thread: resolving the request
         # is thread-safe, and the server's loop is woken from it.
@@ -67,10 +72,14 @@ class ApprovalPrompt(widgets.VBox):
         self.always_button.on_click(lambda _: request.always_allow())
         request._on_resolve.append(self._show_decision)
         request._on_tick.append(self._show_time_left)
-        buttons = widgets.HBox([self.approve_button, self.deny_button, self.always_button, self.countdown])
-        super().__init__(
-            [self.head, buttons, self.status, self.details], layout=widgets.Layout(border="1px solid #e0a800")
+        buttons = widgets.HBox(
+            [self.approve_button, self.deny_button, self.always_button, self.countdown],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
+        # Styled by the sheet of the panel it sits in; it carries none itself, so that nothing but
+        # inert markup is ever in a prompt.
+        super().__init__([self.head, buttons, self.status, self.details])
+        scoped(self).add_class("mcp-prompt")
         self.add_class(WAITING_CLASS)  # where the page's badge leads while it waits
         if request.decision is not None:
             self._show_decision(request)
@@ -84,8 +93,13 @@ class ApprovalPrompt(widgets.VBox):
                 # Honest time: the server waits this long, but many clients stop waiting at 60 s.
                 self._long_wait = whole > CLIENTS_GIVE_UP
             self._shown_seconds = whole
-            note = f" <span>· {html.escape(t('panel.clients_give_up'))}</span>" if self._long_wait else ""
-            self.countdown.value = f"<i>{html.escape(t('panel.time_left', seconds=whole))}</i>{note}"
+            note = (
+                f" <span class='mcp-muted'>· {html.escape(t('panel.clients_give_up'))}</span>"
+                if self._long_wait
+                else ""
+            )
+            left = html.escape(t("panel.time_left", seconds=whole))
+            self.countdown.value = f"<span class='mcp-warn'>{left}</span>{note}"
 
     @property
     def decision(self) -> str | None:
@@ -101,7 +115,7 @@ class ApprovalPrompt(widgets.VBox):
         for button in (self.approve_button, self.deny_button, self.always_button):
             button.disabled = True
         self.countdown.value = ""
-        self.status.value = f"<i>{html.escape(outcome(request))}</i>"
+        self.status.value = f"<span class='mcp-muted'>{html.escape(outcome(request))}</span>"
 
     def __repr__(self) -> str:
         tool = visible(self.request.tool)
@@ -137,18 +151,26 @@ class ServerPanel(widgets.VBox):
 
     def __init__(self, server: Any, max_entries: int = MAX_ENTRIES) -> None:
         self.server = server
-        self.header = widgets.HTML(self._header())
+        self.header = ServerStatus(server)
         self.approvals = widgets.VBox([])
         # Calls running as tasks (a client polls them): tool, client, progress, time, and Cancel.
         self.tasks = RunningTasks(server.tool_server.tasks)
-        self.activity = ActivityView(max_entries)
+        self.activity = ActivityView(max_entries, on_render=self.refresh)
         self.catalogue = CatalogueView(server.catalogue)
         self.connect = ConnectView(server)
-        sections = widgets.Accordion(
-            [self.catalogue, self.activity, self.connect],
-            titles=(t("panel.catalogue"), t("panel.activity"), t("panel.connect")),
+        # One collapsible each, not one accordion: a person may keep the log open beside the catalogue.
+        sections = widgets.VBox(
+            [
+                widgets.Accordion([view], titles=(title,))
+                for view, title in (
+                    (self.catalogue, t("panel.catalogue")),
+                    (self.activity, t("panel.activity")),
+                    (self.connect, t("panel.connect")),
+                )
+            ]
         )
-        super().__init__([self.header, self.approvals, self.tasks, sections])
+        super().__init__([style_sheet(), self.header, self.approvals, self.tasks, sections])
+        scoped(self)
         # A person answers here now: what the model is told on a timeout points here.
         server.approval.answered_in = "notebook"
         server.approval.listeners.append(self.show_request)
@@ -156,25 +178,6 @@ class ServerPanel(widgets.VBox):
         server.tool_server.audit.listeners.append(self._audit_changed)
         for request in server.pending:
             self.show_request(request)
-
-    def _header(self) -> str:
-        state = "" if self.server.running else f" ({t('panel.stopped')})"
-        mode = self.server.approval.mode
-        warning = (
-            f"<div style='color:#b3261e'>{html.escape(t('approval.auto_warning'))}</div>"
-            if mode == "auto"
-            else ""
-        )
-        error = self.server.tool_server.audit.error
-        if error is not None:
-            warning += (
-                f"<div style='color:#b3261e'>{html.escape(t('panel.audit_failing', error=error))}</div>"
-            )
-        return (
-            f"<b>{html.escape(t('panel.title'))}</b>{state}: <code>{html.escape(self.server.url)}</code>"
-            f" · {t('panel.name')}: <code>{html.escape(self.server.name)}</code>"
-            f" · {t('panel.approval')}: <code>{mode}</code>{warning}"
-        )
 
     def _audit_changed(self, error: str | None) -> None:
         self.refresh()  # on the server's thread: only a trait is set
@@ -184,16 +187,20 @@ class ServerPanel(widgets.VBox):
         prompt = ApprovalPrompt(request)
         self.approvals.children = (*self.approvals.children, prompt)
         request._on_resolve.append(lambda _: self._leave_outcome(prompt))
+        self.refresh()  # the count of calls waiting
 
     def _leave_outcome(self, prompt: ApprovalPrompt) -> None:
         """Put one line saying what happened, and when, where the decided prompt was."""
-        line = widgets.HTML(f"<div class='mcp-outcome'>{html.escape(outcome(prompt.request))}</div>")
+        line = widgets.HTML(
+            f"<div class='mcp-outcome mcp-muted'>{html.escape(outcome(prompt.request))}</div>"
+        )
         line.add_class("mcp-outcome")
         children = [line if child is prompt else child for child in self.approvals.children]
         lines = [child for child in children if not isinstance(child, ApprovalPrompt)]
         for old in lines[: max(0, len(lines) - MAX_OUTCOMES)]:
             children.remove(old)
         self.approvals.children = tuple(children)
+        self.refresh()
 
     @property
     def outcomes(self) -> list[str]:
@@ -209,7 +216,7 @@ class ServerPanel(widgets.VBox):
         self.activity.add(record)
 
     def refresh(self) -> None:
-        self.header.value = self._header()
+        self.header.refresh()
 
     def stopped(self) -> None:
         """The server stopped: say so, show the last requests, and let the log's thread end."""

@@ -47,7 +47,9 @@ class PendingCall(widgets.VBox):
         )
         self.approve_button = widgets.Button(description=t("pending.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("pending.deny"), button_style="danger")
-        self.status = widgets.HTML(f"<i>{html.escape(t('pending.waiting'))}</i>")
+        self.status = widgets.HTML(
+            f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.waiting'))}</span>"
+        )
         self.output = widgets.Output()
         self.approve_button.on_click(lambda _: self.approve())
         self.deny_button.on_click(lambda _: self.deny())
@@ -58,7 +60,9 @@ class PendingCall(widgets.VBox):
         """Run the call now (in the background: this returns at once)."""
         if not self._decide("approved"):
             return
-        self.status.value = f"<i>{html.escape(t('pending.running'))}</i>"
+        self.status.value = (
+            f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.running'))}</span>"
+        )
         # A worker thread of the runtime's loop makes the (blocking) client call, so neither the
         # click handler nor the kernel waits; the in-kernel server answers from its own thread.
         self._future = runtime.portal().start_task_soon(anyio.to_thread.run_sync, self._run)
@@ -66,7 +70,9 @@ class PendingCall(widgets.VBox):
     def deny(self) -> None:
         """Do not run the call."""
         if self._decide("denied"):
-            self.status.value = f"<i>{html.escape(t('pending.denied'))}</i>"
+            self.status.value = (
+                f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.denied'))}</span>"
+            )
 
     def _decide(self, decision: str) -> bool:
         with self._lock:
@@ -82,7 +88,9 @@ class PendingCall(widgets.VBox):
         try:
             result = call(self.tool, self.arguments, **self._options)
         finally:
-            self.status.value = f"<i>{html.escape(t('pending.done'))}</i>"
+            self.status.value = (
+                f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.done'))}</span>"
+            )
         # Output.append_display_data is the thread-safe way to show something in this widget.
         self.output.append_display_data(result)
         return result

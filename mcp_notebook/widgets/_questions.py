@@ -45,7 +45,7 @@ class _Question(widgets.VBox):
         for child in self.buttons.children:
             child.disabled = True
         self._settled()
-        self.status.value = f"<i>{html.escape(t('ask.answered', action=action))}</i>"
+        self.status.value = f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('ask.answered', action=action))}</span>"
 
         # A click runs on the kernel's thread: hand the answer to the client's loop safely.
         def settle() -> None:
@@ -126,7 +126,10 @@ class SamplingForm(_Question):
             for m in params.messages
         ]
         if getattr(params, "system_prompt", None):
-            shown.insert(0, f"<div><i>{visible_html(params.system_prompt)}</i></div>")
+            shown.insert(
+                0,
+                f"<div><span style='color:var(--jp-ui-font-color2)'>{visible_html(params.system_prompt)}</span></div>",
+            )
         intro = widgets.HTML(f"<b>{html.escape(t('ask.sampling'))}</b>" + "".join(shown), layout=_bounded())
         self.reply = widgets.Textarea(layout=widgets.Layout(width="100%"))
         send, reject = (

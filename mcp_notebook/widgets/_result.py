@@ -50,7 +50,9 @@ class CallProgress(widgets.VBox):
         self.done = False
         self._lock = threading.Lock()
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info")
-        self.label = widgets.HTML(f"<i>{esc(t('view.running', tool=tool))}</i>")
+        self.label = widgets.HTML(
+            f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.running', tool=tool))}</span>"
+        )
         super().__init__([self.label, self.bar])
 
     def update_progress(
@@ -64,7 +66,7 @@ class CallProgress(widgets.VBox):
             if total is not None and total > 0:
                 self.bar.max = float(total)
                 self.bar.value = min(float(progress), float(total))
-            self.label.value = f"<i>{esc(t('view.running', tool=self.tool))}</i> {esc(self.status())}"
+            self.label.value = f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.running', tool=self.tool))}</span> {esc(self.status())}"
 
     def status(self) -> str:
         if self.progress is None:
@@ -112,7 +114,7 @@ class ErrorView(widgets.VBox):
             self.message, note = str(error), t("view.other_layer")
         self.header = widgets.HTML(
             f"<b style='color:{_PROTOCOL}'>⛔ {esc(self.label)}</b>"
-            f"<div>{esc(self.message)}</div><div><i>{esc(note)}</i></div>"
+            f"<div>{esc(self.message)}</div><div><span style='color:var(--jp-ui-font-color2)'>{esc(note)}</span></div>"
         )
         children: list[widgets.Widget] = [self.header]
         if self.data is not None:
@@ -220,7 +222,7 @@ class ResultView(widgets.VBox):
             self.layer = "tool"
             head = (
                 f"<b style='color:#8a5a00'>⚠ {esc(t('result.error_label'))}</b>: <code>{esc(result.tool)}</code>"
-                f"<div><i>{esc(t('view.tool_layer'))}</i></div>"
+                f"<div><span style='color:var(--jp-ui-font-color2)'>{esc(t('view.tool_layer'))}</span></div>"
             )
         else:
             head = (
@@ -284,11 +286,19 @@ class ResourceLinkView(widgets.VBox):
             facts.append(t("view.bytes", size=f"{block['size']:,}"))
         self.header = widgets.HTML(
             f"🔗 <b>{esc(t('view.link'))}</b>: <code>{esc(self.uri)}</code> {esc(name)}"
-            + (f" <i>({esc(' · '.join(facts))})</i>" if facts else "")
+            + (
+                f" <span style='color:var(--jp-ui-font-color2)'>({esc(' · '.join(facts))})</span>"
+                if facts
+                else ""
+            )
             + (f"<div>{esc(block['description'])}</div>" if block.get("description") else "")
         )
         self.read_button = widgets.Button(description=t("view.read"), icon="book", disabled=read is None)
-        self.status = widgets.HTML("" if read is not None else f"<i>{esc(t('view.link_no_origin'))}</i>")
+        self.status = widgets.HTML(
+            ""
+            if read is not None
+            else f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.link_no_origin'))}</span>"
+        )
         self.contents = widgets.VBox([])
         # A click runs on the kernel's main thread or a subshell thread. Reading through the
         # in-kernel server is safe there (the server has its own thread); failures are shown, not raised.
@@ -302,7 +312,9 @@ class ResourceLinkView(widgets.VBox):
         if self._read is None:
             return None
         self.read_button.disabled = True
-        self.status.value = f"<i>{esc(t('view.reading', uri=self.uri))}</i>"
+        self.status.value = (
+            f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.reading', uri=self.uri))}</span>"
+        )
         try:
             result = self._read(self.uri)
             shown: widgets.Widget = ResultView.of(result, read=self._read)
@@ -337,4 +349,6 @@ def block_widget(block: Any, read: Reader | None = None, result: Any = None) -> 
         return shown
     what = block.get("type") if isinstance(block, dict) else type(block).__name__
     listed = json.dumps(block, ensure_ascii=False, indent=2, default=str)
-    return widgets.HTML(f"<i>{esc(t('view.unknown_block', kind=what))}</i>{PRE.format(esc(listed))}")
+    return widgets.HTML(
+        f"<span style='color:var(--jp-ui-font-color2)'>{esc(t('view.unknown_block', kind=what))}</span>{PRE.format(esc(listed))}"
+    )

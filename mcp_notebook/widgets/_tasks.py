@@ -35,8 +35,9 @@ class TaskCallView(widgets.VBox):
     def show(self, task: Any) -> None:
         if task.progress is not None:
             self.bar.update_progress(*task.progress)
-        self.status.value = f"<i>{visible_html(task.status)}</i>" + (
-            f" {visible_html(task.message)}" if task.message else ""
+        self.status.value = (
+            f"<span style='color:var(--jp-ui-font-color2)'>{visible_html(task.status)}</span>"
+            + (f" {visible_html(task.message)}" if task.message else "")
         )
         if task.done:
             self.cancel_button.disabled = True

@@ -20,31 +20,69 @@ from ..core._text import t
 from ..runtime._loop import runtime
 
 
+class _LeaveOut:
+    """The choice of an optional enum that sends nothing (None may be one of the allowed values)."""
+
+    def __repr__(self) -> str:
+        return t("tryit.leave_out")
+
+
+LEAVE_OUT = _LeaveOut()
+# The label takes the room it needs (never cut to ipywidgets' 80 px), and the field the rest.
+LABEL = {"description_width": "initial"}
+WIDE = {"width": "auto", "max_width": "40em"}
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def optional_branch(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The one branch of ``anyOf: [X, {"type": "null"}]`` (an ``X | None`` parameter), with the property's notes."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list):
+        return None
+    rest = [branch for branch in branches if branch != {"type": "null"}]
+    if len(rest) != 1 or len(rest) == len(branches) or not isinstance(rest[0], dict):
+        return None
+    notes = {key: schema[key] for key in ("description", "title", "default") if key in schema}
+    return {**rest[0], **notes}
+
+
 def field_for(name: str, schema: dict[str, Any], required: bool) -> widgets.Widget:
-    """The input widget for one property of an input schema."""
-    label = name + ("" if required else " (optional)")
+    """The input widget for one property of an input schema (``X | None`` as X, left out when empty)."""
+    branch = optional_branch(schema)
+    # Only where an empty field can say "leave it out" (a dropdown's first choice, an empty text):
+    # a number box or a checkbox always holds a value, which would be sent instead of nothing.
+    if branch is not None and not required and ("enum" in branch or branch.get("type") == "string"):
+        schema = branch
+    label = name if required else t("tryit.optional", name=name)
     tooltip = schema.get("description", "")
     kind = schema.get("type")
     default = schema.get("default")
+    common: dict[str, Any] = {"description": label, "tooltip": tooltip, "style": LABEL}
     if "enum" in schema:
-        options = list(schema["enum"]) if required else [None, *schema["enum"]]
+        options: list[tuple[str, Any]] = [(_label(value), value) for value in schema["enum"]]
+        if not required:
+            options.insert(0, (t("tryit.leave_out"), LEAVE_OUT))
+        values = [value for _, value in options]
         return widgets.Dropdown(
             options=options,
-            value=default if default in options else options[0],
-            description=label,
-            tooltip=tooltip,
+            value=default if default in values else values[0],
+            layout=widgets.Layout(**WIDE),
+            **common,
         )
     if kind == "boolean":
-        return widgets.Checkbox(value=bool(default), description=label, tooltip=tooltip)
+        return widgets.Checkbox(value=bool(default), indent=False, **common)
     if kind in ("integer", "number"):
         low = schema.get("minimum", schema.get("exclusiveMinimum"))
         high = schema.get("maximum", schema.get("exclusiveMaximum"))
         value = default if default is not None else (low if low is not None else 0)
         if low is not None and high is not None:
             cls = widgets.BoundedIntText if kind == "integer" else widgets.BoundedFloatText
-            return cls(value=value, min=low, max=high, description=label, tooltip=tooltip)
+            return cls(value=value, min=low, max=high, layout=widgets.Layout(**WIDE), **common)
         cls = widgets.IntText if kind == "integer" else widgets.FloatText
-        return cls(value=value, description=label, tooltip=tooltip)
+        return cls(value=value, layout=widgets.Layout(**WIDE), **common)
     if kind == "string" and set(schema) <= {
         "type",
         "description",
@@ -54,9 +92,9 @@ def field_for(name: str, schema: dict[str, Any], required: bool) -> widgets.Widg
         "minLength",
         "format",
     }:
-        return widgets.Text(value=default or "", description=label, tooltip=tooltip)
+        return widgets.Text(value=default or "", layout=widgets.Layout(**WIDE), **common)
     initial = json.dumps(default, ensure_ascii=False) if default is not None else ""
-    return widgets.Textarea(value=initial, description=label, placeholder="JSON", tooltip=tooltip)
+    return widgets.Textarea(value=initial, placeholder="JSON", layout=widgets.Layout(**WIDE), **common)
 
 
 class TryIt(widgets.VBox):
@@ -75,6 +113,7 @@ class TryIt(widgets.VBox):
         self.output = widgets.Output()
         self.call_button.on_click(lambda _: self.submit())
         super().__init__([*self.fields.values(), self.call_button, self.problems, self.output])
+        self.add_class("mcp-form")
 
     def arguments(self) -> tuple[dict[str, Any], list[str]]:
         """The arguments as the form holds them, and what is wrong with them (checked before sending)."""
@@ -91,7 +130,7 @@ class TryIt(widgets.VBox):
                 except json.JSONDecodeError as exc:
                     problems.append(t("tryit.bad_json", field=name, error=exc.msg))
                     continue
-            if value is None or (value == "" and name not in required):
+            if value is None or value is LEAVE_OUT or (value == "" and name not in required):
                 continue
             arguments[name] = value
         if not problems:
@@ -101,7 +140,7 @@ class TryIt(widgets.VBox):
     def submit(self) -> Any:
         """Check the form; if it is right, call the tool in the background (returns the future, or None)."""
         arguments, problems = self.arguments()
-        self.problems.value = "".join(f"<div style='color:#b3261e'>{html.escape(p)}</div>" for p in problems)
+        self.problems.value = "".join(f"<div class='mcp-error'>{html.escape(p)}</div>" for p in problems)
         if problems:
             return None
         return runtime.portal().start_task_soon(anyio.to_thread.run_sync, self._call, arguments)

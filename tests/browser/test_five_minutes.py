@@ -4,7 +4,7 @@ JupyterLab starts as `scripts/lab` starts it. The test opens the URL the termina
 new notebook (File → New → Notebook, Python 3), pastes the tour's cell from README.md into it and
 runs it; opens the panel's "Connect an AI client" section, picks `inspector`, and runs the command
 README's tour shows with the configuration file that section shows (URL and token inside, as the
-panel says to save it); MCP Inspector's CLI (a real, independent client) calls the tool and gets its
+panel says to save it; the section's command block holds the command); MCP Inspector's CLI (a real, independent client) calls the tool and gets its
 result. A screenshot of each step and the time each
 took, from starting JupyterLab on, go to test-artifacts/ (reported, never asserted).
 """
@@ -30,11 +30,11 @@ pytestmark = pytest.mark.browser
 
 PREFIX = "five-minutes"
 # What the "Connect an AI client" section shows once it is the inspector's: the file's text, and the
-# line under it that says where to save it and what to run.
-SHOWN_USAGE = """() => [...document.querySelectorAll('.jp-OutputArea-output i')]
-    .map(line => line.textContent).find(text => text.includes('@modelcontextprotocol/inspector'))"""
-SHOWN_CONFIG = """() => [...document.querySelectorAll('.jp-OutputArea-output textarea')]
-    .map(area => area.value).find(text => text.includes('mcpServers'))"""
+# command to run, each in a read-only block of its own.
+SHOWN_COMMAND = """() => [...document.querySelectorAll('.jp-OutputArea-output .mcp-connect .mcp-code pre')]
+    .map(block => block.textContent).find(text => text.includes('@modelcontextprotocol/inspector'))"""
+SHOWN_CONFIG = """() => [...document.querySelectorAll('.jp-OutputArea-output .mcp-connect .mcp-code pre')]
+    .map(block => block.textContent).find(text => text.includes('mcpServers'))"""
 
 
 class Stopwatch:
@@ -66,10 +66,9 @@ def tour_command() -> list[str]:
     return words
 
 
-def shown_command(usage: str) -> list[str]:
-    """The command the section's usage line says to run (between "run:" and the sentence's end)."""
-    line = usage.split("run:", 1)[1].strip()
-    return shlex.split(line[: line.index(". ")] if ". " in line else line.rstrip("."))
+def shown_command(command: str) -> list[str]:
+    """The words of the command the section shows."""
+    return shlex.split(command)
 
 
 def check_against(words: list[str], shown: list[str]) -> None:
@@ -120,12 +119,12 @@ def test_the_readme_tour_in_jupyterlab_ends_with_an_outside_client_calling_the_t
 
             outputs.get_by_text("Connect an AI client", exact=True).click()
             outputs.get_by_label("Client").select_option("inspector")
-            usage = page.wait_for_function(SHOWN_USAGE, timeout=30 * SECONDS).json_value()
+            command = page.wait_for_function(SHOWN_COMMAND, timeout=30 * SECONDS).json_value()
             config = json.loads(page.wait_for_function(SHOWN_CONFIG, timeout=30 * SECONDS).json_value())
             clock.done("connect section")
 
             # Saved where the panel says, as a person would; the token is in the file only.
-            check_against(words, shown_command(usage))
+            check_against(words, shown_command(command))
             saved = work / words[words.index("--config") + 1]
             saved.write_text(json.dumps(config))
             saved.chmod(0o600)
