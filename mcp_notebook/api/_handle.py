@@ -8,8 +8,10 @@ loop it runs on, belong to `mcp_notebook.api._serving`, which gives the handle i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,13 +21,16 @@ from ..core import _ui
 from ..core._approval_request import ApprovalRequest
 from ..core._catalogue import Catalogue
 from ..core._guards import redact
-from ..core._identity import OWNER
+from ..core._identity import OWNER, notebook_path
 from ..core._jsonlines import escape_line_breaks
+from ..core._options import build, takes_options
+from ..core._registry import Listing, RegistryEntry, registry_entry
 from ..core._store import Store
 from ..core._text import t
 from ..server._approval import ApprovalPolicy
 from ..server._pipeline import CallRecord
 from ..server._protocol import ToolServer
+from ..server._settings import is_loopback
 from ..server.http._gate import MCP_PATH
 
 
@@ -159,6 +164,43 @@ class ServerHandle:
         who = identity if identity is not None else name
         token = self.token if who == OWNER else self.add_client(who)
         return client_config(name, self.url, token, server_name=server_name)
+
+    @takes_options(Listing)
+    def server_json(self, path: str | os.PathLike[str] | None = None, **listing: Any) -> RegistryEntry:
+        """This server's entry for the MCP registry (``server.json``), written to `path` if given.
+
+        The entry names the server (`name`, reverse-DNS), says what it is (`title`, `description`,
+        `version`, the server's ``icons``) and where clients reach it (`url`) with the header they
+        must send: ``Authorization: Bearer {token}``, required and secret, where each client puts
+        its own token (the token itself is never written). Each field is checked as `Listing`
+        says. A field left out is made up and said in ``.notes``: the name
+        (``io.github.your-github-name/<notebook>``) and the URL (this server listens on loopback,
+        where no one else reaches it) are placeholders (``.placeholders``) to change before
+        publishing; deploy an exported app (``mcp-notebook export``) and give its URL.
+
+        Publish with the registry's ``mcp-publisher``; an exported app serves the same data as a
+        server card (``mcp-notebook card``, README "Registry and discovery").
+
+        Raises
+        ------
+        OptionError
+            A field that the registry would refuse, saying what to write.
+        """
+        chosen: Listing = build(Listing, listing, "srv.server_json()")
+        if chosen.url is None and not is_loopback(self.host):
+            chosen = dataclasses.replace(chosen, url=self.url)  # reachable beyond this machine already
+        notebook = notebook_path()
+        # The server's default name is the notebook's file name and a digest of its folder.
+        slug = notebook.stem if notebook is not None else re.sub(r"-[0-9a-f]{8}$", "", self.name)
+        entry = registry_entry(
+            chosen,
+            slug=slug,
+            tools=[tool.name for tool in self.catalogue.tools() if tool.expose],
+            icons=self._tools.icons,
+        )
+        if path is not None:
+            entry.write(path)
+        return entry
 
     def check(self, timeout: float = 10.0, *, identity: str | None = None, token: str | None = None) -> Any:
         """Connect the way a client would and report success, or the precise failure and its fix.

@@ -68,6 +68,18 @@ Configure the app with a TOML file (MCP_NOTEBOOK_CONFIG) and MCP_NOTEBOOK_... va
 README, "Serving an exported app".
 """
 
+_CARD_HELP = """\
+Write the server.json of NOTEBOOK's exported app for the MCP registry (schema 2025-12-11), without
+running the notebook: the title and description from its first markdown cell, the name, version,
+URL and icons from the app's settings (--config or MCP_NOTEBOOK_CONFIG: the [card] table and
+icons; MCP_NOTEBOOK_CARD_... variables), overridden by the options below. The remote it names
+needs 'Authorization: Bearer {token}' (required, secret; never a token itself), or OAuth when
+that is how the app's clients sign in. What is left out is made up and said on stderr: a name or
+URL that is a placeholder must be changed before publishing (mcp-publisher publish). The served
+app shows the same data as its server card (a draft, SEP-2127) at /mcp/server-card and
+/.well-known/mcp/server-card.json.
+"""
+
 _TOKEN_HELP = "the token (default: MCP_NOTEBOOK_TOKEN); read from a file readable by you only"
 _TOKEN_ON_ARGV_HELP = "the token itself: visible to other users of this machine (ps); prefer the two above"
 
@@ -96,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--name", help="the app's name, which scopes its stored state (default: from the notebook)"
     )
+    _add_card(sub)
     sub.add_parser("lint", help="check a notebook's tools (see `mcp-notebook lint --help`)", add_help=False)
     return parser
 
@@ -167,6 +180,24 @@ def _add_client_commands(sub: Any) -> None:
     check.add_argument("--timeout", type=float, default=10.0, help="seconds to wait (default: 10)")
 
 
+def _add_card(sub: Any) -> None:
+    """The ``card`` command: a notebook's exported app as a registry entry."""
+    card = _notebook_command(
+        sub, "card", "write the server.json of a notebook's exported app, for the MCP registry", _CARD_HELP
+    )
+    card.add_argument("-o", "--output", metavar="server.json", help="where to write it (default: stdout)")
+    card.add_argument(
+        "--config", metavar="app.toml", help="the app's settings (default: MCP_NOTEBOOK_CONFIG)"
+    )
+    card.add_argument("--name", help="reverse-DNS name, e.g. io.github.alice/orders (default: a placeholder)")
+    card.add_argument("--title", help="display name (default: the notebook's first heading)")
+    card.add_argument("--description", help="what the server does, at most 100 characters")
+    card.add_argument("--version", help="this release's version, e.g. 1.0.0 (default: 0.1.0)")
+    card.add_argument("--url", help="the deployed app's MCP endpoint, e.g. https://mcp.example.com/mcp")
+    card.add_argument("--website-url", help="a page about the server")
+    card.add_argument("--icon", action="append", metavar="URL", help="an icon's https:// URL (repeatable)")
+
+
 def _token_options(command: argparse.ArgumentParser) -> None:
     group = command.add_mutually_exclusive_group()
     group.add_argument("--token-file", metavar="PATH", help=_TOKEN_HELP)
@@ -214,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         from ._export import main_export
 
         return main_export(args.notebook, args.output, args.name)
+    if args.command == "card":
+        from ._card import main_card
+
+        return main_card(args)
     if args.command == "serve":
         from ._headless import main_serve
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ._catalogue import Catalogue, target_catalogue
+from ._icons import IconsOption
 from ._prompts import make_prompt
 from ._resources import make_resource, published
 
@@ -29,6 +30,7 @@ def resource(
     priority: float | None = None,
     last_modified: _dt.datetime | str | None = None,
     completers: Mapping[str, Any] | None = None,
+    icons: IconsOption = None,
     catalogue: Catalogue | None = None,
 ) -> Callable[[F], F]:
     """Serve what a function returns as a resource, read when a client asks for it.
@@ -48,6 +50,8 @@ def resource(
         Annotations: ``["user", "assistant"]``, 0.0-1.0, and a timestamp.
     completers:
         For templates: ``{"region": ["north", "south"]}`` or ``{"region": fn(partial) -> list}``.
+    icons:
+        Icons clients may show beside it, as for ``@tool(icons=...)``.
     """
     target = target_catalogue(catalogue)
 
@@ -64,6 +68,7 @@ def resource(
             priority=priority,
             last_modified=last_modified,
             completers=completers,
+            icons=icons,
         )
         target.add_resource(entry)
         return fn
@@ -79,18 +84,22 @@ def prompt(
     title: str | None = None,
     description: str | None = None,
     completers: Mapping[str, Any] | None = None,
+    icons: IconsOption = None,
     catalogue: Catalogue | None = None,
 ) -> Any:
     """Offer a function as a prompt a person can pick (bare ``@prompt`` or ``@prompt(...)``).
 
     Its parameters are the prompt's arguments (``Literal``/``Enum`` types complete by themselves;
-    `completers` adds more); it returns a str (one user message) or a list of messages.
+    `completers` adds more); it returns a str (one user message) or a list of messages. `icons`:
+    icons clients may show beside it, as for ``@tool(icons=...)``.
     """
     target = target_catalogue(catalogue)
 
     def register(func: F) -> F:
         target.add_prompt(
-            make_prompt(func, name=name, title=title, description=description, completers=completers)
+            make_prompt(
+                func, name=name, title=title, description=description, completers=completers, icons=icons
+            )
         )
         return func
 

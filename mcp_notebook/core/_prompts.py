@@ -20,6 +20,7 @@ from ._constraint_text import constraint_message, type_message
 from ._context import context_parameter
 from ._docstrings import parse_docstring
 from ._errors import ToolDefinitionError
+from ._icons import Icons, IconsOption, check_icons
 from ._kinds import is_wire_type
 from ._media import image_block
 from ._results import text_block
@@ -52,6 +53,7 @@ class PromptEntry:
     completers: dict[str, Any] = field(default_factory=dict)
     converters: dict[str, Callable[[str], Any]] = field(default_factory=dict)
     context: str | None = None  # the parameter annotated `Context`, filled in by the server
+    icons: Icons = ()
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name}
@@ -61,6 +63,8 @@ class PromptEntry:
             wire["description"] = self.description
         if self.arguments:
             wire["arguments"] = [dict(argument) for argument in self.arguments]
+        if self.icons:
+            wire["icons"] = [dict(icon) for icon in self.icons]
         return wire
 
     def problems(self, arguments: Mapping[str, str]) -> list[str]:
@@ -102,9 +106,14 @@ def make_prompt(
     title: str | None = None,
     description: str | None = None,
     completers: Mapping[str, Any] | None = None,
+    icons: IconsOption = None,
 ) -> PromptEntry:
     prompt_name = str(name or getattr(fn, "__name__", ""))
     check_tool_name(prompt_name)
+    try:
+        shown = check_icons(icons, "@prompt(icons=...)")
+    except ValueError as exc:
+        raise ToolDefinitionError(str(exc)) from None
     summary, param_docs = parse_docstring(inspect.getdoc(fn))
     hints = typing.get_type_hints(fn)
     arguments: list[dict[str, Any]] = []
@@ -138,6 +147,7 @@ def make_prompt(
         dict(completers or {}),
         converters,
         context,
+        icons=shown,
     )
 
 

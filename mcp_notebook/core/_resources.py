@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._errors import ToolDefinitionError
+from ._icons import Icons, IconsOption, check_icons
 from ._results import to_jsonable
 from ._text import t
 
@@ -38,6 +39,7 @@ class ResourceEntry:
     mime_type: str | None = None
     size: int | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
+    icons: Icons = ()
 
     def to_wire(self) -> dict[str, Any]:
         return _wire({"uri": self.uri}, self)
@@ -56,6 +58,7 @@ class TemplateEntry:
     mime_type: str | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
     completers: dict[str, Any] = field(default_factory=dict)
+    icons: Icons = ()
 
     def __post_init__(self) -> None:
         pattern = ""
@@ -88,6 +91,8 @@ def _wire(wire: dict[str, Any], entry: ResourceEntry | TemplateEntry) -> dict[st
         wire["size"] = size
     if entry.annotations:
         wire["annotations"] = dict(entry.annotations)
+    if entry.icons:
+        wire["icons"] = [dict(icon) for icon in entry.icons]
     return wire
 
 
@@ -146,9 +151,14 @@ def make_resource(
     priority: float | None = None,
     last_modified: _dt.datetime | str | None = None,
     completers: Mapping[str, Any] | None = None,
+    icons: IconsOption = None,
 ) -> ResourceEntry | TemplateEntry:
     """A static resource or, when `uri` has ``{variables}``, a template, read by calling `fn`."""
     variables = check_uri(uri)
+    try:
+        shown = check_icons(icons, "@resource(icons=...)")
+    except ValueError as exc:
+        raise ToolDefinitionError(str(exc)) from None
     func = getattr(fn, "__name__", "resource")
     params = [p.name for p in inspect.signature(fn).parameters.values()]
     doc = inspect.getdoc(fn)
@@ -160,11 +170,20 @@ def make_resource(
                 t("resource.params_mismatch", uri=uri, variables=list(variables), func=func, params=params)
             )
         return TemplateEntry(
-            uri, label, fn, variables, title, description or doc, mime_type, notes, dict(completers or {})
+            uri,
+            label,
+            fn,
+            variables,
+            title,
+            description or doc,
+            mime_type,
+            notes,
+            dict(completers or {}),
+            icons=shown,
         )
     if params:
         raise ToolDefinitionError(t("resource.static_params", func=func, uri=uri))
-    return ResourceEntry(uri, label, fn, title, description or doc, mime_type, size, notes)
+    return ResourceEntry(uri, label, fn, title, description or doc, mime_type, size, notes, icons=shown)
 
 
 def published(

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ._arguments import argument_converter, compile_validator
 from ._context import context_parameter
 from ._errors import ToolDefinitionError
+from ._icons import Icons
 from ._idempotency import KEY_PARAMETER, idempotency_key_schema
 from ._options import build
 from ._schema import FunctionSchema, function_schema
@@ -37,7 +38,17 @@ __all__ = [
 ]  # RunIn and check_tool_name: from _tool_options
 
 # The options an entry keeps as they were given; the others become its schemas, description and annotations.
-_CARRIED = ("title", "run_in", "approval", "expose", "idempotency_key", "rate_limit", "timeout", "task")
+_CARRIED = (
+    "title",
+    "icons",
+    "run_in",
+    "approval",
+    "expose",
+    "idempotency_key",
+    "rate_limit",
+    "timeout",
+    "task",
+)
 _ANNOTATION_KEYS = {
     "read_only": "readOnlyHint",
     "destructive": "destructiveHint",
@@ -57,6 +68,7 @@ class ToolEntry:
     output_schema: dict[str, Any] | None
     wraps_output: bool
     title: str | None = None
+    icons: Icons = ()
     annotations: dict[str, bool] = field(default_factory=dict)
     run_in: RunIn | None = None
     approval: Literal["always", "never"] | None = None
@@ -118,6 +130,8 @@ class ToolEntry:
             if self.title:
                 notes["title"] = self.title
             wire["annotations"] = notes
+        if self.icons:
+            wire["icons"] = [dict(icon) for icon in self.icons]
         if self.task != "never":
             # 2025-11-25 tasks: absent means "forbidden". The 2026-07-28 Tool has no such field (the
             # server decides per call), and the SDK drops it from that era's tools/list.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._errors import ToolDefinitionError
+from ._icons import IconsOption, check_icons
 from ._tasks import TASK_SUPPORT, TaskSupport
 from ._text import t
 
@@ -60,6 +61,11 @@ class ToolOptions:
         against it, then passed to the function's parameters of the same names.
     output_schema:
         Override the schema derived from the return annotation, or ``False`` for none.
+    icons:
+        Icons clients may show beside the tool (SEP-973): a list of ``"https://..."`` URLs or
+        ``data:image/...;base64,...`` URIs, or of dicts ``{"src": ..., "mimeType": "image/png",
+        "sizes": ["48x48"], "theme": "light" | "dark"}``. The linter flags one a client could not
+        fetch (MCP070-MCP073).
 
     How a call runs:
 
@@ -109,6 +115,7 @@ class ToolOptions:
     open_world: bool | None = None
     input_schema: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | Literal[False] | None = None
+    icons: IconsOption = ()
 
     run_in: RunIn | None = None
     timeout: float | None = None
@@ -136,6 +143,10 @@ class ToolOptions:
             raise ToolDefinitionError(t("tool.bad_rate_limit", value=limit))
         if self.timeout is not None and not self.timeout > 0:
             raise ToolDefinitionError(t("tool.bad_timeout", value=self.timeout))
+        try:
+            object.__setattr__(self, "icons", check_icons(self.icons, "@tool(icons=...)"))
+        except ValueError as exc:
+            raise ToolDefinitionError(str(exc)) from None
         if self.task not in TASK_SUPPORT:
             raise ToolDefinitionError(t("tool.bad_task", name=shown, value=repr(self.task)))
         if self.input_schema is not None:

@@ -4,7 +4,7 @@
 lints the tools it defines, and `main_lint` is the ``mcp-notebook lint`` command.
 """
 
-from ._lint import RULES, Finding, Rule, format_findings, lint, summary
+from ._lint import RULES, Finding, Rule, format_findings, lint, lint_icons, summary
 from ._notebook import NotebookLintError, lint_notebook, main_lint
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Rule",
     "format_findings",
     "lint",
+    "lint_icons",
     "lint_notebook",
     "main_lint",
     "summary",

@@ -16,8 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..core._catalogue import Catalogue, ToolEntry
+from ..core._icons import IconsOption, check_icons
+from ..core._prompts import PromptEntry
+from ..core._resources import ResourceEntry, TemplateEntry
 from ..core._text import t
-from ._rules import check
+from ._icons import icon_hits
+from ._rules import Hit, check
 
 __all__ = [
     "RULES",
@@ -25,6 +29,7 @@ __all__ = [
     "Rule",
     "format_findings",
     "lint",
+    "lint_icons",
     "summary",
 ]
 
@@ -66,6 +71,10 @@ RULES: dict[str, Rule] = {
         Rule("MCP050", "secret-parameter", "warning"),
         Rule("MCP060", "async-blocking-call", "warning"),
         Rule("MCP061", "long-call-without-task", "info"),
+        Rule("MCP070", "icon-not-fetchable", "warning"),
+        Rule("MCP071", "icon-bad-data", "warning"),
+        Rule("MCP072", "icon-unknown-type", "warning"),
+        Rule("MCP073", "icon-bad-sizes", "warning"),
     ]
 }
 """Every rule, by id. Ids never change meaning; retired ids are not reused."""
@@ -124,7 +133,9 @@ def lint(
     Parameters
     ----------
     target:
-        One tool, a catalogue, or any iterable of tools.
+        One tool, a catalogue, or any iterable of tools. A catalogue's resources, templates and
+        prompts are checked too, for the rules that apply to them (their icons); a finding about
+        one names it where a tool's name would be.
     among:
         More tools to compare with for the cross-tool rules (MCP013) without linting them, e.g. the
         rest of the catalogue when one tool has just been defined.
@@ -136,13 +147,36 @@ def lint(
     skip = set(ignore)
     findings: list[Finding] = []
     for entry in entries:
-        for rule_id, field, values in check(entry, everyone):
-            rule = RULES[rule_id]
-            if rule.id in skip or rule.name in skip:
-                continue
-            message, fix = t(f"lint.{rule_id}", **values), t(f"lint.{rule_id}.fix", **values)
-            findings.append(Finding(rule_id, rule.severity, entry.name, message, fix, field))
+        findings += _findings(entry.name, check(entry, everyone), skip)
+    if isinstance(target, Catalogue):
+        others: list[ResourceEntry | TemplateEntry | PromptEntry] = [
+            *target.resources(),
+            *target.templates(),
+            *target.prompts(),
+        ]
+        for other in others:
+            findings += _findings(other.name, icon_hits(other.icons), skip)
     return findings
+
+
+def lint_icons(icons: IconsOption, owner: str = "server", *, ignore: Iterable[str] = ()) -> list[Finding]:
+    """The icon rules (MCP070-MCP073) on `icons`, e.g. a server's own (``serve(icons=...)``).
+
+    `icons` as the ``icons=`` options take them; `owner` is what the findings name where a tool's
+    name would be. Raises ValueError for what is not an icon at all (as the options do).
+    """
+    return _findings(owner, icon_hits(check_icons(icons, f"{owner} icons")), set(ignore))
+
+
+def _findings(owner: str, hits: Iterable[Hit], skip: set[str]) -> list[Finding]:
+    found = []
+    for rule_id, field, values in hits:
+        rule = RULES[rule_id]
+        if rule.id in skip or rule.name in skip:
+            continue
+        message, fix = t(f"lint.{rule_id}", **values), t(f"lint.{rule_id}.fix", **values)
+        found.append(Finding(rule_id, rule.severity, owner, message, fix, field))
+    return found
 
 
 def format_findings(findings: Iterable[Finding]) -> str:

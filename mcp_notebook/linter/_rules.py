@@ -18,6 +18,7 @@ from ..core._idempotency import KEY_PARAMETER
 from ..core._kinds import kind_of_annotation
 from ..core._tool_entry import ToolEntry
 from ._blocking import blocking_calls
+from ._icons import icon_hits
 from ._long_calls import progress_in_loop
 
 Hit = tuple[str, str | None, dict[str, Any]]
@@ -98,6 +99,8 @@ class _Check:
         self.behaviour()
         self.output()
         self.runtime()
+        for rule_id, field, values in icon_hits(self.entry.icons):
+            self.add(rule_id, field, **values)
         return self.hits
 
     def name(self) -> None:

@@ -43,6 +43,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._version import __version__
 from ..core._catalogue import Catalogue
+from ..core._icons import Icons
 from ..core._identity import Identities, Identity, identity_of
 from ..core._questions import RoundLedger
 from ..core._secrets import new_token
@@ -129,6 +130,7 @@ class ToolServer:
         self.catalogue = catalogue
         self.runner = runner
         self.page_size = settings.page_size
+        self.icons: Icons = settings.icons  # type: ignore[assignment]  # made a tuple by the settings
         self.approval = approval if approval is not None else ApprovalPolicy()
         # "Always allow" holds for the definition a person saw: the catalogue says what it is now.
         self.approval.allowed.definition = self._definition
@@ -184,6 +186,7 @@ class ToolServer:
             version=__version__,
             title=title,
             instructions=instructions,
+            icons=[types.Icon.model_validate(icon) for icon in self.icons] or None,
             cache_hints=never_cached(),
             get_tool_input_schema=self._input_schema,
             on_list_tools=observed("tools/list", self._list_tools),

@@ -16,6 +16,7 @@ which tools run and which are refused when it starts.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import uuid
@@ -28,6 +29,7 @@ from starlette.types import Receive, Scope, Send
 
 from ..core._catalogue import Catalogue, default_catalogue
 from ..core._identity import Identities
+from ..core._registry import RegistryEntry, registry_entry
 from ..core._secrets import new_token
 from ..core._store import Scope as StateScope
 from ..core._store_url import serve_store_as
@@ -40,6 +42,9 @@ from ._protocol import SERVICE_INSTRUCTIONS, SERVICE_TITLE
 from ._service_config import ServiceConfig, ServiceConfigError, load_config, shown_store
 from ._service_log import setup_logging
 from ._session_state import SessionRecords
+from ._versions import SUPPORTED_VERSIONS
+from .http._discovery import ServerCardRoute
+from .http._gate import AddressCheck
 
 logger = logging.getLogger("mcp_notebook.service")
 
@@ -151,6 +156,28 @@ class ServiceApp:
             oauth=oauth,
             unauthorized="service.unauthorized",
         )
+        # The server card (a draft: `http._discovery`) is public, so it is answered before the gate.
+        self._app = ServerCardRoute(self._app, self.server_card, AddressCheck("127.0.0.1", config.hosts))
+
+    def registry_entry(self, url: str | None = None) -> RegistryEntry:
+        """This app's ``server.json`` (`core._registry`), from its ``[card]`` settings and icons.
+
+        `url`: the endpoint to name when ``card.url`` is not set (as a request reached it).
+        """
+        listing = self.config.listing
+        if listing.url is None and url is not None:
+            listing = dataclasses.replace(listing, url=url)
+        return registry_entry(
+            listing,
+            slug=self.name,
+            tools=[entry.name for entry in self.tools.catalogue.tools() if entry.expose],
+            icons=self.tools.icons,
+            auth=self.config.auth,
+        )
+
+    def server_card(self, url: str | None = None) -> dict[str, Any]:
+        """The server card this app serves (SEP-2127 draft), naming `url` unless ``card.url`` is set."""
+        return self.registry_entry(url).card(SUPPORTED_VERSIONS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
@@ -277,6 +304,8 @@ class ServiceApp:
             )
         if not config.state_keys:
             logger.warning("%s", t("service.process_key"), extra={"fields": {"event": "request_state_key"}})
+        if config.listing.name is None:  # the card's URL comes from each request: never a placeholder
+            logger.warning("%s", t("service.card_placeholder"), extra={"fields": {"event": "card"}})
 
 
 def _problem(exc: BaseException) -> str:

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core._errors import MCPNotebookError, OptionError
+from ..core._icons import check_icons
 from ..core._identity import check_client_name
+from ..core._registry import Auth, Listing
 from ..core._store import default_path
 from ..core._store_url import is_shared
 from ..core._text import t
@@ -63,7 +65,15 @@ class ServiceConfig:
     log_format: str = "json"
     log_level: str = "info"
     oauth: OAuthSettings | None = None
+    listing: Listing = field(default_factory=Listing)  # the [card] table: its server.json and card
     sources: tuple[str, ...] = ()  # where settings came from, for the start message
+
+    @property
+    def auth(self) -> Auth:
+        """How clients prove who they are, as its server card says: a token, OAuth, or either."""
+        if self.oauth is None:
+            return "token"
+        return "either" if self.clients or self.owner_token else "oauth"
 
     @property
     def store(self) -> str:
@@ -107,6 +117,13 @@ def _positive_seconds(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
         return None
     return float(value)
+
+
+def _icons(value: Any) -> tuple[dict[str, Any], ...]:
+    """The server's icons: a TOML array (of URLs or tables), or URLs separated by commas."""
+    if isinstance(value, str):
+        value = [word.strip() for word in value.split(",") if word.strip()]
+    return check_icons(value, "icons")  # its ValueError says which icon and why
 
 
 def _one_of(*choices: str) -> Callable[[Any], str | None]:
@@ -230,6 +247,24 @@ SETTINGS: dict[str, tuple[str, str, Callable[[Any], Any], str]] = {
         'resource = "https://mcp.example.com/mcp"',
     ),
     "oauth_scopes": ("oauth.scopes", "MCP_NOTEBOOK_OAUTH_SCOPES", _words, 'scopes = ["mcp:tools"]'),
+    "icons": ("icons", "MCP_NOTEBOOK_ICONS", _icons, 'icons = ["https://example.com/icon.png"]'),
+    # What the app's server card and `mcp-notebook card` say (README "Registry and discovery").
+    "card_name": ("card.name", "MCP_NOTEBOOK_CARD_NAME", _text, 'name = "io.github.alice/orders"'),
+    "card_title": ("card.title", "MCP_NOTEBOOK_CARD_TITLE", _text, 'title = "Orders"'),
+    "card_description": (
+        "card.description",
+        "MCP_NOTEBOOK_CARD_DESCRIPTION",
+        _text,
+        'description = "Look up orders and book new ones."',
+    ),
+    "card_version": ("card.version", "MCP_NOTEBOOK_CARD_VERSION", _text, 'version = "1.0.0"'),
+    "card_url": ("card.url", "MCP_NOTEBOOK_CARD_URL", _text, 'url = "https://mcp.example.com/mcp"'),
+    "card_website_url": (
+        "card.website_url",
+        "MCP_NOTEBOOK_CARD_WEBSITE_URL",
+        _text,
+        'website_url = "https://example.com/orders"',
+    ),
 }
 _SECRETS = {  # inline in a config file: refused, with where to put them instead
     "token": ("token_file", "MCP_NOTEBOOK_TOKEN"),
@@ -252,6 +287,47 @@ def load_config(
         A setting is unknown or cannot work; the message says where it came from and what to write.
     """
     env = os.environ if environ is None else environ
+    values, sources = _gather(defaults, config, env)
+    return _build(values, env, sources)
+
+
+def card_settings(
+    config: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[Listing, tuple[dict[str, Any], ...], Auth]:
+    """What an app's settings say for its ``server.json`` (``mcp-notebook card``), reading no secret.
+
+    The ``[card]`` table and the icons, as `load_config` reads them (the file, then the
+    environment), and how clients prove who they are: ``oauth`` when OAuth is set up and no token
+    is, ``either`` with both, else ``token``.
+
+    Raises
+    ------
+    ServiceConfigError
+        A setting is unknown or cannot work; the message says where it came from and what to write.
+    """
+    env = os.environ if environ is None else environ
+    values, _ = _gather(None, config, env)
+
+    def get(key: str, default: Any = None) -> Any:
+        return values[key][0] if key in values else default
+
+    def where(key: str) -> str:
+        return values[key][1] if key in values else SETTINGS[key][1]
+
+    icons = get("icons", ())
+    tokens = any(key in values for key in ("clients_file", "token_file")) or bool(
+        env.get("MCP_NOTEBOOK_TOKEN")
+    )
+    auth: Auth = "token"
+    if get("oauth_issuer") is not None:
+        auth = "either" if tokens else "oauth"
+    return _listing(get, where), icons, auth
+
+
+def _gather(
+    defaults: Mapping[str, Any] | None, config: str | os.PathLike[str] | None, env: Mapping[str, str]
+) -> tuple[dict[str, tuple[Any, str]], tuple[str, ...]]:
+    """Every setting given (checked by its reader) with where it came from, and the sources in order."""
     raw: dict[str, tuple[Any, str]] = {key: (value, "asgi_app()") for key, value in (defaults or {}).items()}
     unknown = set(raw) - set(SETTINGS)
     if unknown:
@@ -277,14 +353,18 @@ def load_config(
     values: dict[str, Any] = {}
     for key, (value, where) in raw.items():
         reader, example = SETTINGS[key][2], SETTINGS[key][3]
-        checked = reader(value)
+        try:
+            checked, said = reader(value), None
+        except ValueError as exc:  # a reader that says itself what is wrong (the icons)
+            checked, said = None, str(exc)
         if checked is None:
-            problem = t("service.bad_value", key=SETTINGS[key][0], got=repr(value)[:80]) + " " + _rule(reader)
+            rule = t("service.bad_value", key=SETTINGS[key][0], got=repr(value)[:80]) + " " + _rule(reader)
+            problem = said or rule
             raise ServiceConfigError(
                 t("service.bad_setting", where=where, problem=problem, example=_example(example, where))
             )
         values[key] = (checked, where)
-    return _build(values, env, tuple(dict.fromkeys(sources)))
+    return values, tuple(dict.fromkeys(sources))
 
 
 # Settings that name a file: relative to the config file's folder when written there.
@@ -366,6 +446,7 @@ def _build(
         log_format=get("log_format", "json"),
         log_level=get("log_level", "info"),
         oauth=oauth,
+        listing=_listing(get, where),
         sources=sources,
     )
 
@@ -380,12 +461,25 @@ def _server_settings(get: Callable[..., Any], where: Callable[[str], str]) -> Se
     try:
         return ServerSettings(
             name=get("name", "mcp-notebook"),
+            icons=get("icons"),
             store=get("store", f"sqlite:///{default_path()}"),  # a bad URL fails now; it opens on first use
             audit_log=get("audit_log", "-") or False,  # "-": stdout, with the logs; "": none; else a file
             **limits,
         )
     except OptionError as exc:
         key = exc.option if exc.option in SETTINGS else "name"
+        raise ServiceConfigError(
+            t("service.bad_setting", where=where(key), problem=exc, example=SETTINGS[key][3])
+        ) from None
+
+
+def _listing(get: Callable[..., Any], where: Callable[[str], str]) -> Listing:
+    """The ``[card]`` table as a `Listing`; a value the registry would refuse is said with its source."""
+    fields = ("name", "title", "description", "version", "url", "website_url")
+    try:
+        return Listing(**{name: get(f"card_{name}") for name in fields})
+    except OptionError as exc:
+        key = f"card_{exc.option}"
         raise ServiceConfigError(
             t("service.bad_setting", where=where(key), problem=exc, example=SETTINGS[key][3])
         ) from None

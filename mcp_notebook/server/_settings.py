@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core._errors import OptionError, ServerError
+from ..core._icons import IconsOption, check_icons
 from ..core._identity import MIN_TOKEN, check_server_name, guessable
 from ..core._options import build
 from ..core._secrets import new_token
@@ -63,6 +64,10 @@ class ServerSettings:
         This server's name, which scopes the results it stores (idempotency keys) to this notebook:
         another notebook's tool of the same name never replays them. Default: the notebook's file
         name and a digest of its path (``orders-3f9a2c1d``), the same after a kernel restart.
+    icons:
+        The server's own icons (SEP-973), sent in ``serverInfo`` and in ``srv.server_json()``: as
+        for ``@tool(icons=...)``. Prefer an https URL to a data: URI here: a 2026-07-28 client gets
+        ``serverInfo`` with every answer.
 
     Where tools run, and who approves:
 
@@ -135,6 +140,7 @@ class ServerSettings:
     allow_remote: bool = False
     token: str | None = field(default=None, repr=False)
     name: str | None = None
+    icons: IconsOption = ()
 
     run_in: RunIn = "thread"
     busy_timeout: float = 30.0
@@ -164,6 +170,7 @@ class ServerSettings:
         self._normalize("task_ttl", check_task_ttl)
         if self.name is not None:
             self._normalize("name", check_server_name)
+        self._normalize("icons", lambda icons: check_icons(icons, "serve(icons=...)"))
         for name in (
             "page_size",
             "result_limit",

@@ -15,6 +15,7 @@ import ipywidgets as widgets
 from ..core._catalogue import Catalogue
 from ..core._text import t
 from ..linter._lint import lint
+from ._icon_cell import icon_cell
 from ._style import esc, scoped, style_sheet
 from ._tryit import TryIt
 
@@ -54,14 +55,14 @@ class CatalogueView(widgets.VBox):
                 findings.setdefault(finding.tool, []).append(finding)
         tools = "".join(self._tool(entry, findings.get(entry.name, [])) for entry in self.catalogue.tools())
         resources = "".join(
-            f"<li><code>{esc(item.uri)}</code> {esc(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{esc(item.uri)}</code> {esc(item.description or '')}</li>"
             for item in self.catalogue.resources()
         ) + "".join(
-            f"<li><code>{esc(item.uri_template)}</code> {esc(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{esc(item.uri_template)}</code> {esc(item.description or '')}</li>"
             for item in self.catalogue.templates()
         )
         prompts = "".join(
-            f"<li><code>{esc(item.name)}</code> {esc(item.description or '')}</li>"
+            f"<li>{icon_cell(item.icons)}<code>{esc(item.name)}</code> {esc(item.description or '')}</li>"
             for item in self.catalogue.prompts()
         )
         return (
@@ -81,7 +82,7 @@ class CatalogueView(widgets.VBox):
             output = f"<details><summary>{esc(t('catalogue.output'))}</summary><pre>{shown}</pre></details>"
         task = f"<span class='mcp-muted'>{esc(t('catalogue.task'))}:</span> {esc(t('catalogue.task.' + entry.task))}"
         return (
-            f"<li class='mcp-card'><b>{esc(entry.name)}</b>{hidden}"
+            f"<li class='mcp-card'>{icon_cell(entry.icons)}<b>{esc(entry.name)}</b>{hidden}"
             + (f" — {esc(entry.title)}" if entry.title else "")
             + f"<div>{esc(entry.description or '')}</div>"
             + _parameter_table(entry.input_schema)
