@@ -86,6 +86,7 @@ class ToolCalls:
         self.tool_error_level = logging.DEBUG
         self.tasks = tasks  # calls that run as tasks: their jobs, records and cancellation
         self._checkers: anyio.CapacityLimiter | None = None  # threads for checking large arguments
+        self._compiler: anyio.CapacityLimiter | None = None  # one thread compiles first-call schemas
 
     async def __call__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         identity = identity_of(ctx)  # proven by the credential; clientInfo.name is only a claim
@@ -327,7 +328,10 @@ class ToolCalls:
             if "validator" not in entry.__dict__:
                 # The first call of a tool compiles its schema, which may wait for jsonschema's import
                 # (warming up in the background right after serve()): not on the loop, which serves others.
-                await anyio.to_thread.run_sync(lambda: entry.validator)
+                # One at a time: a burst of first calls would otherwise start a thread each, idle after.
+                if self._compiler is None:
+                    self._compiler = anyio.CapacityLimiter(1)
+                await anyio.to_thread.run_sync(lambda: entry.validator, limiter=self._compiler)
             problems = argument_problems(entry.validator, arguments)
         if not problems:
             return None
