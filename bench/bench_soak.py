@@ -120,13 +120,17 @@ async def _client(
     url: str, token: str, index: int, mode: str, calls: int, tally: Tally, until: float
 ) -> None:
     """One client: a fresh connection every `calls` calls, until the monotonic clock reaches `until`
-    (at least one connection)."""
+    (``0``: one connection, its calls all made: the warm-up)."""
+
+    def over() -> bool:
+        return bool(until) and time.monotonic() >= until
+
     while True:
         try:
             async with connect(url, token, mode) as client:
                 await client.list_tools()  # a 2026-era client lists before it calls, as a host does
                 made: list[Answer] = []
-                await drive(client, index, mode, calls, made, lambda: False, tally)
+                await drive(client, index, mode, calls, made, lambda: False, tally, stop=over)
         except Exception as exc:  # a refused connection is a finding: counted, and the soak goes on
             tally.errors += 1
             if len(tally.examples) < 5:

@@ -163,10 +163,13 @@ async def drive(
     keep_going: Callable[[], bool],
     on_answer: Callable[[Answer], None] | None,
     prefix: str = "c",
+    stop: Callable[[], bool] = _never,
 ) -> None:
+    """Call ``echo`` `calls` times, one call after the other, and more while `keep_going()`; `stop()`
+    true ends it before the next call."""
     made = 0
     clock = time.monotonic_ns
-    while made < calls or keep_going():
+    while (made < calls or keep_going()) and not stop():
         tag = f"{prefix}{index}-{made}-{secrets.token_hex(4)}"
         started = clock()
         echoed = error = None
