@@ -146,15 +146,15 @@ async def run_clients(
         if warmup:
             spent = warmup_answers if warmup_answers is not None else []
             for index, mode, client in ready:
-                await _drive(client, index, mode, warmup, spent, _never, None, prefix="w")
+                await drive(client, index, mode, warmup, spent, _never, None, prefix="w")
         if connected is not None:
             await connected()
         async with anyio.create_task_group() as group:
             for index, mode, client in ready:
-                group.start_soon(_drive, client, index, mode, calls, answers, keep_going, on_answer)
+                group.start_soon(drive, client, index, mode, calls, answers, keep_going, on_answer)
 
 
-async def _drive(
+async def drive(
     client: Any,
     index: int,
     mode: str,
@@ -163,10 +163,13 @@ async def _drive(
     keep_going: Callable[[], bool],
     on_answer: Callable[[Answer], None] | None,
     prefix: str = "c",
+    stop: Callable[[], bool] = _never,
 ) -> None:
+    """Call ``echo`` `calls` times, one call after the other, and more while `keep_going()`; `stop()`
+    true ends it before the next call."""
     made = 0
     clock = time.monotonic_ns
-    while made < calls or keep_going():
+    while (made < calls or keep_going()) and not stop():
         tag = f"{prefix}{index}-{made}-{secrets.token_hex(4)}"
         started = clock()
         echoed = error = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import queue
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -103,6 +104,31 @@ class Kernel:
         """Send a widget a custom message, as its front-end code does with ``model.send(content)``."""
         data = {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
         self.client.shell_channel.send(self.client.session.msg("comm_msg", data))
+
+    def drain(self, seconds: float) -> int:
+        """Read IOPub for `seconds` the way an open browser tab does, dropping widget updates; return
+        how many were dropped.
+
+        A frontend that stops reading makes the kernel queue every panel update for it (up to
+        zmq's high-water mark), which no real session does; a long benchmark waits here instead.
+        Messages of cells still running are kept for `wait`.
+        """
+        deadline = time.monotonic() + seconds
+        dropped = 0
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.client.get_iopub_msg(timeout=left)
+            except queue.Empty:
+                break
+            parent = message["parent_header"].get("msg_id")
+            if message["msg_type"] in ("comm_msg", "comm_open", "comm_close"):
+                dropped += 1
+            elif parent is not None and message["msg_type"] == "status":
+                if message["content"]["execution_state"] == "idle":
+                    self._done.add(parent)
+            elif parent is not None:
+                self._pending[parent].append(message)
+        return dropped
 
     def click(self, comm_id: str) -> None:
         """Click a button exactly as the browser does: a custom comm message on the shell channel."""

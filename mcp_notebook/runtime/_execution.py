@@ -267,11 +267,16 @@ class WorkerPool:
     keep their workers; the abandoned calls are counted per tool (`abandoned`), and the server
     refuses new calls of a tool once its count reaches `share`, so one hanging tool cannot pile up
     threads without end.
+
+    A worker that has waited `idle_timeout` seconds for a job ends: a burst of concurrent calls
+    grows the pool, and its threads (with the stacks and per-thread output pipes of the kernel
+    they hold) do not outlive the burst.
     """
 
-    def __init__(self, max_workers: int = 32, quick: float = 0.001) -> None:
+    def __init__(self, max_workers: int = 32, quick: float = 0.001, idle_timeout: float = 10.0) -> None:
         self.max_workers = max_workers
         self.quick = quick
+        self.idle_timeout = idle_timeout
         self.share = max(1, max_workers // 4)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -293,8 +298,9 @@ class WorkerPool:
             if self._idle == 0 and self._threads < self.max_workers:
                 self._threads += 1
                 threading.Thread(target=self._work, name="mcp-notebook-tool", daemon=True).start()
-        try:
+            # Queued under the lock: an idle worker about to end checks the queue under it too.
             self._jobs.put(job)
+        try:
             if alone:
                 with contextlib.suppress(concurrent.futures.TimeoutError):
                     return job.future.result(timeout=self.quick)
@@ -321,7 +327,15 @@ class WorkerPool:
         while True:
             with self._lock:
                 self._idle += 1  # "idle" = waiting for a job; a new call spawns a thread only if none is
-            job = self._jobs.get()
+            try:
+                job = self._jobs.get(timeout=self.idle_timeout)
+            except queue.Empty:
+                with self._lock:
+                    self._idle -= 1
+                    if self._jobs.empty():  # a job queued meanwhile counted on this worker: stay for it
+                        self._threads -= 1
+                        return
+                continue
             with self._lock:
                 self._idle -= 1
             if job is None:

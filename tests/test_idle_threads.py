@@ -1,0 +1,61 @@
+"""After a burst of calls, a long-running server gives back the threads the burst made it start.
+
+A notebook's server lives as long as the kernel: a burst of concurrent calls grows its pool of worker
+threads, and each thread holds a stack and, in a kernel, an output pipe of its own. Measured where a
+user (or `ps`) would notice: the threads that ran the burst's calls end once the burst is over, and
+the server still answers afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_notebook import Catalogue, tool
+from tests.conftest import connect, serve_unattended, until
+
+pytestmark = pytest.mark.anyio
+
+BURST = 6
+
+
+async def test_worker_threads_of_a_burst_end_once_it_is_over(catalogue: Catalogue) -> None:
+    together = [threading.Barrier(BURST)]  # every call waits for the others: one thread per call
+    used: set[threading.Thread] = set()
+
+    @tool(catalogue=catalogue, read_only=True)
+    def meet(n: int) -> int:
+        """Wait until the whole burst has arrived, then return `n`."""
+        used.add(threading.current_thread())
+        together[0].wait(timeout=30)
+        return n
+
+    srv = serve_unattended(catalogue)
+    srv.tool_server.runner.workers.idle_timeout = 0.2  # the shipped 10 s, shortened for the test
+    try:
+        async with connect(srv, "legacy") as legacy, connect(srv, "2026-07-28") as modern:
+            answers: dict[int, Any] = {}
+
+            async def call(client: Any, n: int) -> None:
+                answers[n] = await client.call_tool("meet", {"n": n})
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as group:
+                    for n in range(BURST):
+                        group.start_soon(call, (legacy, modern)[n % 2], n)
+            assert {n: answers[n].structured_content for n in answers} == {
+                n: {"result": n} for n in range(BURST)
+            }
+            assert len(used) == BURST
+            # Was: every one of them waited for work for as long as the kernel lived.
+            assert until(lambda: not any(thread.is_alive() for thread in used), timeout=30), [
+                thread for thread in used if thread.is_alive()
+            ]
+            together[0] = threading.Barrier(1)  # the pool starts a thread again for a call after it
+            again = await modern.call_tool("meet", {"n": 7})
+            assert again.structured_content == {"result": 7}
+    finally:
+        srv.stop()
