@@ -105,8 +105,11 @@ def test_a_question_is_counted_until_answered_or_given_up() -> None:
         assert WAITING_CLASS in answered._dom_classes
         answered.send()
         assert badge.count == before + 1 and WAITING_CLASS not in answered._dom_classes
+        # Done-callbacks run in the order they were added: once this one has run, the form's has.
+        settled = asyncio.Event()
+        given_up.answer.add_done_callback(lambda _: settled.set())
         given_up.answer.cancel()  # the call that asked stopped waiting
-        await asyncio.sleep(0)  # done-callbacks run on the loop's next turn
+        await asyncio.wait_for(settled.wait(), 5)
         assert badge.count == before and WAITING_CLASS not in given_up._dom_classes
 
     asyncio.run(main())
