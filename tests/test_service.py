@@ -556,3 +556,25 @@ async def test_an_unattended_app_says_at_start_what_runs_and_refuses_the_rest(ex
     assert refused.is_error is True
     said = refused.content[0].text  # type: ignore[union-attr]
     assert "'open_cart' was refused without running" in said and "MCP_NOTEBOOK_ALLOW_TOOLS" in said
+
+
+@pytest.mark.replicas
+def test_workers_sharing_a_sqlite_store_are_told_what_it_costs_and_what_to_use(exported: Path) -> None:
+    """Store-bound calls take the file's one write lock: past a few workers, Redis is the store."""
+    environ = service_environ(exported, f"sqlite:///{exported / 'shared-by-two.sqlite3'}")
+    first = Replica(exported, environ)
+    try:
+        second = Replica(exported, environ)  # a second worker or replica on the same file
+        second.stop()
+    finally:
+        first.stop()
+
+    def said(replica: Replica) -> list[dict[str, Any]]:
+        logged = [json.loads(line) for line in replica.lines.rest() if line.strip()]
+        return [entry for entry in logged if entry.get("event") == "store_shared"]
+
+    assert said(first) == []  # alone on the file when it started: nothing to say
+    (notice,) = said(second)
+    assert notice["processes"] == 2 and notice["level"] == "warning"
+    assert "2 processes share the SQLite store" in notice["message"]
+    assert "MCP_NOTEBOOK_STORE=redis://" in notice["message"]

@@ -99,6 +99,7 @@ class SQLiteStore(Store):
             )
         self._lock = threading.Lock()
         self._token = secrets.token_hex(8)
+        self._holder = f"{_HOST}|{os.getpid()}|{self._token}"  # names this store's claims and its process row
         try:
             with self._lock:
                 if not memory:
@@ -106,6 +107,10 @@ class SQLiteStore(Store):
                     self._db.execute("PRAGMA synchronous=NORMAL")
                 with self._transaction():
                     self._create()
+                    if not memory:
+                        self._db.execute(
+                            "INSERT OR REPLACE INTO processes VALUES (?, ?)", (self._holder, self._clock())
+                        )
         except BaseException:
             self._db.close()
             raise
@@ -143,6 +148,12 @@ class SQLiteStore(Store):
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS changes (id INTEGER PRIMARY KEY AUTOINCREMENT, "
             "channel TEXT NOT NULL, event TEXT NOT NULL, created REAL NOT NULL)"
+        )
+        # The processes that have the file open (`sharers`): one row each, gone at close, and a
+        # row whose process has ended is dropped when counted. (Not a schema change: an older
+        # version of this package ignores the table.)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS processes (holder TEXT PRIMARY KEY, opened REAL NOT NULL)"
         )
         self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
 
@@ -353,12 +364,27 @@ class SQLiteStore(Store):
             ).fetchall()
         return [(int(number), str(text)) for number, text in rows]
 
+    def sharers(self) -> int:
+        """How many open stores of live processes share this file, this one included.
+
+        An exported app says at start what sharing costs (`asgi_app`): every store-bound call takes
+        the file's one write lock, so such calls stop scaling a few workers in.
+        """
+        if self.path == ":memory:":
+            return 1
+        with self._lock, self._transaction():
+            holders = [row[0] for row in self._db.execute("SELECT holder FROM processes")]
+            gone = [(holder,) for holder in holders if not _alive(holder)]
+            self._db.executemany("DELETE FROM processes WHERE holder = ?", gone)
+        return len(holders) - len(gone)
+
     def _close(self) -> None:
         _LIVE.discard(self._token)
         with self._lock:
             try:  # runs of this store that never finished free their keys now, for every process
                 with self._transaction():
                     self._db.execute("DELETE FROM entries WHERE holder LIKE ?", (f"%|{self._token}",))
+                    self._db.execute("DELETE FROM processes WHERE holder = ?", (self._holder,))
             except (
                 sqlite3.Error
             ):  # a busy or broken file: the claims are abandoned by `_alive` or their lease

@@ -32,6 +32,7 @@ from ..core._identity import Identities
 from ..core._registry import RegistryEntry, registry_entry
 from ..core._secrets import new_token
 from ..core._store import Scope as StateScope
+from ..core._store_sqlite import SQLiteStore
 from ..core._store_url import serve_store_as
 from ..core._text import t
 from ..runtime._execution import KernelPump, ToolRunner
@@ -306,6 +307,23 @@ class ServiceApp:
             logger.warning("%s", t("service.process_key"), extra={"fields": {"event": "request_state_key"}})
         if config.listing.name is None:  # the card's URL comes from each request: never a placeholder
             logger.warning("%s", t("service.card_placeholder"), extra={"fields": {"event": "card"}})
+        self._say_sharing()
+
+    def _say_sharing(self) -> None:
+        """Say what sharing a SQLite file costs, once a second process (worker) has it open.
+
+        Workers start together, so the last one to start counts them all; each says what it sees.
+        """
+        store = self.tools.guards.store()
+        if not isinstance(store, SQLiteStore):
+            return
+        count = store.sharers()
+        if count > 1:
+            logger.warning(
+                "%s",
+                t("service.sqlite_shared", count=count, store=shown_store(self.config.store)),
+                extra={"fields": {"event": "store_shared", "processes": count}},
+            )
 
 
 def _problem(exc: BaseException) -> str:

@@ -136,3 +136,25 @@ def test_the_change_log_forgets_changes_older_than_a_minute(tmp_path: Path) -> N
         assert rows == 1
         assert feed.read(5) == [{"kind": "prompts"}]  # a follower a minute late misses what was deleted
         feed.close()
+
+
+def test_a_store_counts_the_live_processes_that_share_its_file(tmp_path: Path) -> None:
+    """What an exported app's start says when workers share one file (`asgi_app`)."""
+    url = f"sqlite:///{tmp_path / 'state.sqlite3'}"
+    with open_store(url) as store:
+        assert isinstance(store, SQLiteStore)
+        assert store.sharers() == 1
+        with open_store(url):  # a second store of this process (a HandleStore beside the server's)
+            assert store.sharers() == 2
+        assert store.sharers() == 1  # closed: gone at once
+        child = Child("claim", url, KEY)  # another process with the file open
+        try:
+            assert child.line() == "claimed"
+            assert store.sharers() == 2
+            child.process.kill()  # ended without closing: its row is dropped when counted
+            child.process.wait(timeout=60)
+            assert store.sharers() == 1
+        finally:
+            child.finish()
+    with SQLiteStore(":memory:") as alone:
+        assert alone.sharers() == 1
