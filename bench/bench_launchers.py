@@ -53,8 +53,8 @@ def main() -> None:
 
     import uvicorn
 
+    from tests.service.test_replicas import export_example, service_environ, token_of
     from tests.services import Replica, lone_client_latencies
-    from tests.test_replicas import export_example, service_environ, token_of
 
     launchers: dict[str, dict[str, Any]] = {
         "uvicorn app:app (one process)": {},

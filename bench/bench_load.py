@@ -20,7 +20,7 @@ how long a trivial cell (``sum(range(100))``) takes to complete, idle before the
 back during it, and idle after it; the kernel's RSS and live widget count before and after.
 
 Prints tables and writes ``bench/results/load.json``. Exits 0 whatever it finds: a benchmark
-reports, it does not gate (``tests/test_load.py`` asserts correctness).
+reports, it does not gate (``tests/service/test_load.py`` asserts correctness).
 
 Worker protocol (``--client-worker``): one JSON job line on stdin ``{"url", "token", "clients":
 [[index, mode], ...], "calls"}``; the worker connects its clients and prints ``{"ready": true}``;

@@ -1,7 +1,7 @@
 """Load on an MCP server running in a real Jupyter kernel: the set-up cell, the clients, the checks.
 
 Shared by ``bench/bench_load.py`` (throughput, latency, kernel responsiveness under load) and
-``tests/test_load.py`` (no lost or duplicated answers; a cell completes while calls are in flight).
+``tests/service/test_load.py`` (no lost or duplicated answers; a cell completes while calls are in flight).
 
 The kernel serves one read-only tool, ``echo(tag) -> str``, with ``srv = %mcp_serve`` exactly as a
 learner would (default approval "ask": a read-only tool needs none, so nothing blocks), or with

@@ -10,7 +10,7 @@ both files, one section per module, and deletes the blocks and the import of ``a
 already in the catalogue gets the new text in place. The key order and the comments of a block are kept.
 
 Each message is one line, ``"key" = 'text'``, so that a key or a sentence is found with grep; the files
-are never rewritten, only added to. Check the result with ``pytest tests/test_text.py``.
+are never rewritten, only added to. Check the result with ``pytest tests/core/test_text.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """README.md's code blocks, read from README.md itself, for the tests that run them.
 
-An edit to README that breaks a block fails a test: `tests/test_readme.py` runs every `python`
+An edit to README that breaks a block fails a test: `tests/project/test_readme.py` runs every `python`
 block in one kernel and every shell command it can run here; the browser test types the tour's
 block into JupyterLab and runs the outside call the tour shows.
 """

@@ -1,4 +1,4 @@
-// A TypeScript SDK client for tests/test_paths.py: it starts `mcp-notebook serve NOTEBOOK --stdio` as its
+// A TypeScript SDK client for tests/peers/test_paths.py: it starts `mcp-notebook serve NOTEBOOK --stdio` as its
 // child process, the way a desktop client does, and prints what it saw as one JSON line on stdout:
 // progress, log lines and the question the server asked, next to the results of the calls.
 //

@@ -9,7 +9,7 @@ task-augmented ``tools/call`` is answered with a task) and the 2025-11-25 ``noti
 (`TaskStatusWatch`), which the SDK drops unless an extension binds it. Nothing outside the
 two compat modules touches a private name of the SDK (this one, and `mcp_notebook.server._sdk_compat`
 for the server's side: the server and client layers never import each other, so each has its own);
-``tests/test_sdk_compat.py`` fails when a module elsewhere does.
+``tests/peers/test_sdk_compat.py`` fails when a module elsewhere does.
 
 `RELIES_ON` lists every private name used here and what else of the SDK's we use in a way it does not
 document, with the shape we need and where we rely on it; the same test checks each one on the
@@ -19,7 +19,7 @@ release: raise the bound only once that test passes on it.
 One reliance has no name to check: the SDK runs an upstream client's callbacks (log lines, questions)
 in the context of the request that caused them, carrying context variables across its streams, which
 is how the bridge knows which stdio request they belong to (``cli/_bridge_upstream.py``,
-`forwarding`). ``tests/test_bridge.py::test_progress_logs_and_questions_cross_between_any_two_eras``
+`forwarding`). ``tests/cli/test_bridge.py::test_progress_logs_and_questions_cross_between_any_two_eras``
 fails when that changes.
 
 Importing this module loads the SDK (over a second): import it where the SDK is loaded already.

@@ -7,7 +7,7 @@ the word of a session's end (`HookedSessionManager`), the JSON-or-stream reply c
 and the 2025-11-25 answer to a task-augmented ``tools/call`` (`TaskAnswers`).
 These reach private names of the SDK, which may change in any minor release, and nothing outside the
 two compat modules does (this one, and `mcp_notebook.client._sdk_compat` for the client's side: the
-server and client layers never import each other). ``tests/test_sdk_compat.py`` fails when a module
+server and client layers never import each other). ``tests/peers/test_sdk_compat.py`` fails when a module
 elsewhere touches one.
 
 `RELIES_ON` lists every private name used here, and each public name we use in a way the SDK or
@@ -18,13 +18,13 @@ on the installed packages and fails naming the one that changed. pyproject keeps
 
 Three reliances have no name to check: that the SDK reads its JSON-or-stream setting on each request
 (``server/http/_framing.py`` answers it per request with properties;
-``tests/test_replies.py::test_a_call_that_sends_nothing_first_is_one_json_body`` fails when it does not),
+``tests/server/test_replies.py::test_a_call_that_sends_nothing_first_is_one_json_body`` fails when it does not),
 that a middleware's ``call_next`` runs the handler in the middleware's own context (context
 variables set before it reach the handler: `TaskAnswers`;
-``tests/test_tasks.py::test_a_task_augmented_call_is_answered_with_a_task`` fails when it does not),
+``tests/server/test_tasks.py::test_a_task_augmented_call_is_answered_with_a_task`` fails when it does not),
 and that a session's ``send_notification`` sends a notification its type union leaves out (the 2025-11-25
 ``notifications/tasks/status``: `notify_task_status`;
-``tests/test_tasks.py::test_a_2025_session_hears_its_tasks_status_on_its_own_stream`` fails when it does not).
+``tests/server/test_tasks.py::test_a_2025_session_hears_its_tasks_status_on_its_own_stream`` fails when it does not).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.cli.test_headless import Headless
 from tests.npm import node_command
-from tests.test_headless import Headless
 
 pytestmark = pytest.mark.kernel
 

@@ -54,6 +54,7 @@ def notebook() -> Iterator[Notebook]:
         yield notebook
 
 
+@pytest.mark.mutants  # minutes on two cores: the full suite runs it, `scripts/check --fast` does not
 @pytest.mark.parametrize(
     "key",
     [

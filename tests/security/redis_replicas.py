@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 
 from mcp_notebook.cli._export import export_notebook
+from tests.service.test_replicas import service_environ
 from tests.services import RedisServer, Replica
-from tests.test_replicas import service_environ
 
 CELLS = [
     "import os\nfrom mcp_notebook import Context, tool",

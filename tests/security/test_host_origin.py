@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_http import INIT, post
+from tests.server.test_http import INIT, post
 
 FOREIGN_HOSTS = [
     "localhost:evil.com",

@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import INITIALIZE
 from tests.security.redis_replicas import Replicas, redis_replicas
+from tests.service.test_replicas import connect, token_of
 from tests.tasks_client import (
     TasksExtension,
     cancel_task,
@@ -31,7 +32,6 @@ from tests.tasks_client import (
     until_status,
     update_task,
 )
-from tests.test_replicas import connect, token_of
 
 pytestmark = [pytest.mark.replicas, pytest.mark.anyio]
 

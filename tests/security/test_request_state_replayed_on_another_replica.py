@@ -16,7 +16,7 @@ import pytest
 
 from tests.security.conftest import post_modern, reply
 from tests.security.redis_replicas import Replicas, redis_replicas
-from tests.test_replicas import token_of
+from tests.service.test_replicas import token_of
 
 pytestmark = pytest.mark.replicas
 

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 
 from mcp_notebook.cli._export import export_notebook
+from tests.service.test_replicas import connect, service_environ
 from tests.services import Replica
-from tests.test_replicas import connect, service_environ
 
 pytestmark = [pytest.mark.anyio, pytest.mark.replicas]
 

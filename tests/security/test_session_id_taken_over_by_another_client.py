@@ -15,8 +15,8 @@ import httpx2
 import pytest
 
 from tests.conftest import INITIALIZE
+from tests.service.test_replicas import export_example, service_environ, token_of
 from tests.services import Replica
-from tests.test_replicas import export_example, service_environ, token_of
 
 pytestmark = pytest.mark.replicas
 

@@ -2,7 +2,7 @@
 
 A step runs over a real `CallState` (real catalogue entries, stores, runners, task manager, the
 SDK's requestState boundary); the only stand-in is the SDK session, the seam a step sends progress
-through, which records what it is given. The whole pipeline is tests/test_pipeline.py.
+through, which records what it is given. The whole pipeline is tests/server/test_pipeline.py.
 """
 
 from __future__ import annotations
