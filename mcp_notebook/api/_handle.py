@@ -13,10 +13,13 @@ import json
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..client._configs import CLIENTS, check_connection, client_config
-from ..client._hub import TOKEN_PLACEHOLDER, hub_check_token, hub_location
+from ..client._hub import TOKEN_PLACEHOLDER, HubLocation, hub_check_token, hub_location
+from ..client._jupyter import JUPYTER_URL_ENV, JupyterLocation, jupyter_location
+from ..client._jupyter import TOKEN_PLACEHOLDER as JUPYTER_TOKEN_PLACEHOLDER
 from ..core import _ui
 from ..core._approval_request import ApprovalRequest
 from ..core._catalogue import Catalogue
@@ -68,6 +71,8 @@ class ServerHandle:
         self._stop: Callable[[], None] | None = None
         self._panel: Any = None
         self._on_stop: list[Callable[[], None]] = []  # live views of this handle, told when it stops
+        # The runtime folder of the Jupyter kernel this server was published from (`_jupyter_link`).
+        self._jupyter_folder: Path | None = None
         self.running = False
 
     @property
@@ -137,7 +142,15 @@ class ServerHandle:
         """The names of the clients that have a token of their own (`add_client`), sorted."""
         return self._tools.identities.clients()
 
-    def client_config(self, name: str, *, server_name: str = "notebook", identity: str | None = None) -> str:
+    def client_config(
+        self,
+        name: str,
+        *,
+        server_name: str = "notebook",
+        identity: str | None = None,
+        via: str | None = None,
+        jupyter_url: str | None = None,
+    ) -> str:
         """Ready-to-paste configuration for an AI client, with this server's URL and the client's own token.
 
         `name`: ``"claude-code"``, ``"claude-desktop"`` (through the stdio bridge), ``"cursor"``,
@@ -147,23 +160,89 @@ class ServerHandle:
         the client shows for this server. On a Binder kernel it starts with a warning that a desktop
         client cannot reach it.
 
-        On JupyterHub it gives this student's server path on the hub instead
-        (``https://HUB/user/NAME/mcp-notebook/SERVER/mcp``, served by the Jupyter server extension),
-        with ``<YOUR-HUB-TOKEN>`` where the token goes and, above it, how to make that token on the
-        hub's token page (scope ``access:servers!user=NAME``). It never holds this server's own
-        token, and makes no client token: the hub's login says who calls (``jupyter:NAME``).
+        `via` says which way the client comes in: ``"kernel"``, this server's own loopback URL
+        (clients on this machine); ``"jupyter"``, through the Jupyter server that runs this kernel
+        (``{Jupyter URL}mcp-notebook/SERVER/mcp``, served by the Jupyter server extension: clients
+        on other machines); ``None`` picks Jupyter where the Jupyter server is reached from
+        elsewhere (it listens on an address other than loopback, or ``MCP_NOTEBOOK_JUPYTER_URL``
+        names its address) and the kernel otherwise. `jupyter_url`: the Jupyter server's address as
+        the client reaches it (a container's mapped port, a proxy), in place of the one the server
+        gives. Through Jupyter the configuration holds ``<YOUR-JUPYTER-TOKEN>`` where the person's
+        Jupyter token goes, never a token, and above it how to get one; the calls are the Jupyter
+        user's (``jupyter:USER``), so no client token is made.
+
+        On JupyterHub the Jupyter way is the hub: this student's server path on the hub
+        (``https://HUB/user/NAME/mcp-notebook/SERVER/mcp``), with ``<YOUR-HUB-TOKEN>`` where the
+        token goes and, above it, how to make that token on the hub's token page (scope
+        ``access:servers!user=NAME``); the hub knows its own address, so `jupyter_url` is not used.
+
+        Raises
+        ------
+        ValueError
+            An unknown client or `via`; ``via="jupyter"`` where no Jupyter server runs this kernel.
         """
         if name not in CLIENTS:
             return client_config(name, self.url, None)  # raises the error that lists the known clients
-        hub = hub_location()
-        if hub is not None:
+        through = self._through(via, jupyter_url)
+        if isinstance(through, HubLocation):
             text = client_config(
-                name, hub.mcp_url(self.name), TOKEN_PLACEHOLDER, server_name=server_name, remote=False
+                name, through.mcp_url(self.name), TOKEN_PLACEHOLDER, server_name=server_name, remote=False
             )
-            return f"{hub.note()}\n\n{text}"
+            return f"{through.note()}\n\n{text}"
+        if through is not None:
+            text = client_config(
+                name,
+                through.mcp_url(self.name),
+                JUPYTER_TOKEN_PLACEHOLDER,
+                server_name=server_name,
+                remote=False,
+            )
+            return f"{through.note()}\n\n{text}"
         who = identity if identity is not None else name
         token = self.token if who == OWNER else self.add_client(who)
         return client_config(name, self.url, token, server_name=server_name)
+
+    @property
+    def routes(self) -> tuple[str, ...]:
+        """The ways a client comes in (`client_config`'s `via`), the one it picks unasked first.
+
+        ``("kernel",)`` outside Jupyter; ``("kernel", "jupyter")`` or ``("jupyter", "kernel")`` in a
+        kernel that a Jupyter server runs; ``("jupyter",)`` on JupyterHub, whose kernels no client
+        outside reaches on loopback.
+        """
+        if hub_location() is not None:
+            return ("jupyter",)
+        try:
+            jupyter = self._jupyter()
+        except ValueError:  # a malformed MCP_NOTEBOOK_JUPYTER_URL: client_config says what is wrong
+            return ("kernel",)
+        if jupyter is None:
+            return ("kernel",)
+        return ("jupyter", "kernel") if jupyter.preferred else ("kernel", "jupyter")
+
+    def _jupyter(self, url: str | None = None) -> JupyterLocation | None:
+        """The Jupyter server that runs this kernel, or None outside one (or once stopped)."""
+        if self._jupyter_folder is None:
+            return None
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        return jupyter_location([self._jupyter_folder, jupyter_runtime_dir()], url=url)
+
+    def _through(self, via: str | None, jupyter_url: str | None) -> HubLocation | JupyterLocation | None:
+        """Where a client comes in for `via`: the hub, the Jupyter server, or None for the kernel itself."""
+        if via not in (None, "kernel", "jupyter"):
+            raise ValueError(t("config.bad_via", via=via))
+        if via == "kernel":
+            return None
+        hub = hub_location()
+        if hub is not None:
+            return hub
+        jupyter = self._jupyter(jupyter_url)
+        if via == "jupyter":
+            if jupyter is None:
+                raise ValueError(t("config.no_jupyter", env=JUPYTER_URL_ENV))
+            return jupyter
+        return jupyter if jupyter is not None and jupyter.preferred else None
 
     @takes_options(Listing)
     def server_json(self, path: str | os.PathLike[str] | None = None, **listing: Any) -> RegistryEntry:
@@ -202,19 +281,35 @@ class ServerHandle:
             entry.write(path)
         return entry
 
-    def check(self, timeout: float = 10.0, *, identity: str | None = None, token: str | None = None) -> Any:
+    def check(
+        self,
+        timeout: float = 10.0,
+        *,
+        identity: str | None = None,
+        token: str | None = None,
+        via: str | None = None,
+        jupyter_url: str | None = None,
+    ) -> Any:
         """Connect the way a client would and report success, or the precise failure and its fix.
 
         With the server token, or with the token of the client `identity` (`add_client`; KeyError
         if there is none).
 
-        On JupyterHub (and no `identity` given) it connects the way a client outside does: through
-        the hub, to this student's server path (`client_config`), with `token` (a token made on the
-        hub's token page) or, without one, the server's own hub token, which the kernel inherits.
+        Where `client_config` goes through Jupyter (no `identity` given, or ``via="jupyter"``),
+        it connects the same way: through the Jupyter server extension (from this machine, at
+        the Jupyter server's own address) or, on JupyterHub, through the hub to this student's
+        server path; with `token` (a Jupyter token, a token made on the hub's token page) or,
+        without one, the token the Jupyter server (or the hub) gave itself, used for the check
+        only. `via` and `jupyter_url` as in `client_config`.
         """
-        hub = hub_location()
-        if hub is not None and identity is None:
-            return check_connection(hub.inside_url(self.name), token or hub_check_token(), timeout=timeout)
+        through = self._through(via, jupyter_url) if identity is None or via == "jupyter" else None
+        if isinstance(through, HubLocation):
+            return check_connection(
+                through.inside_url(self.name), token or hub_check_token(), timeout=timeout
+            )
+        if through is not None:
+            sent = token or through.check_token
+            return check_connection(through.inside_url(self.name), sent, timeout=timeout)
         if token is not None:
             return check_connection(self.url, token, timeout=timeout)
         token = self.token

@@ -35,12 +35,16 @@ def connection_file() -> Path | None:
     return Path(name)
 
 
-def publish(url: str, server_name: str, identities: Identities) -> Callable[[], None]:
-    """Publish the link for the server at `url` if this is a Jupyter kernel; returns what withdraws it."""
+def publish(url: str, server_name: str, identities: Identities) -> tuple[Callable[[], None], Path | None]:
+    """Publish the link for the server at `url` if this is a Jupyter kernel.
+
+    Returns what withdraws it, and the folder it is in (the kernel's runtime folder, where the
+    Jupyter server that runs the kernel describes itself), or None when nothing was published.
+    """
     found = connection_file()
     kernel_id = kernel_id_of(found) if found is not None else None
     if found is None or kernel_id is None:
-        return _nothing
+        return _nothing, None
     credential = new_token()
     identities.set_forwarder(credential)
     folder = found.parent
@@ -50,14 +54,14 @@ def publish(url: str, server_name: str, identities: Identities) -> Callable[[], 
         # The server works as before; only the Jupyter server's path to it is missing.
         identities.set_forwarder(None)
         log.warning("mcp-notebook: could not publish the server to Jupyter (%s): %s", folder, exc)
-        return _nothing
+        return _nothing, None
 
     def withdraw() -> None:
         identities.set_forwarder(None)
         with contextlib.suppress(OSError):
             remove_link(folder, kernel_id, credential)
 
-    return withdraw
+    return withdraw, folder
 
 
 def _nothing() -> None:

@@ -139,10 +139,11 @@ def _start(settings: ServerSettings, catalogue: Catalogue) -> ServerHandle:
     portal.start_task_soon(anyio.to_thread.run_sync, _warm_up)
     unsubscribe = tools.catalogue.subscribe(_debounced_notifier(portal, tools))
     # In a Jupyter kernel: the Jupyter server extension's way in (`mcp_notebook.jupyter`).
-    withdraw_link = publish_link(handle.url, name, tools.identities)
+    withdraw_link, handle._jupyter_folder = publish_link(handle.url, name, tools.identities)
 
     def stop() -> None:
         withdraw_link()
+        handle._jupyter_folder = None
         unsubscribe()
         for hook in list(runtime.before_server_stop):
             with contextlib.suppress(Exception):

@@ -18,7 +18,6 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..client._configs import CLIENTS, INSPECTOR_FILE, config_usage, inspector_command
-from ..client._hub import hub_location
 from ..core._text import t
 from ._check import CheckView
 from ._style import CodeBlock, scoped, style_sheet
@@ -74,6 +73,17 @@ class ConnectView(widgets.VBox):
         self.client = widgets.Dropdown(
             options=list(CLIENTS), value=None, description=t("connect.client"), style=LABEL
         )
+        # Kernel or Jupyter, shown only where both work; the way `client_config` picks by itself first.
+        routes = server.routes
+        self.through = widgets.ToggleButtons(
+            options=[(t(f"connect.through_{route}"), route) for route in routes],
+            value=routes[0],
+            tooltips=[t(f"connect.through_{route}_tip") for route in routes],
+            description=t("connect.through"),
+            style={**LABEL, "button_width": "auto"},
+        )
+        if len(routes) < 2:
+            self.through.layout.display = "none"
         self.usage = widgets.HTML("")  # where the text goes, and how the client then starts
         self.config = CodeBlock(label=t("connect.configuration"))
         self.file = widgets.Text(
@@ -89,6 +99,7 @@ class ConnectView(widgets.VBox):
         self.check_button = widgets.Button(description=t("connect.check"), icon="plug")
         self.result = CheckView(None)
         self.client.observe(lambda change: self._show(), names=["value"])
+        self.through.observe(lambda change: self._show(), names=["value"])
         self.file.observe(lambda change: self._forget_replace(), names=["value"])
         self.save_button.on_click(lambda _: self.save())
         self.check_button.on_click(lambda _: self.run_check())
@@ -96,6 +107,7 @@ class ConnectView(widgets.VBox):
             [
                 style_sheet(),
                 self.client,
+                self.through,
                 self.usage,
                 self.config,
                 self.save_row,
@@ -117,7 +129,7 @@ class ConnectView(widgets.VBox):
             self.usage.value = f"<div class='mcp-muted'>{html.escape(t('connect.pick'))}</div>"
             self.save_row.layout.display = "none"
             return
-        note, config = split_note(self.server.client_config(chosen))
+        note, config = split_note(self.server.client_config(chosen, via=self.through.value))
         self.config.label = CONFIG_FILES[chosen]
         self.config.value = config
         self.file.value = CONFIG_FILES[chosen]
@@ -158,10 +170,10 @@ class ConnectView(widgets.VBox):
 
     def run_check(self) -> Any:
         """Check the connection as the picked client would (or with the server token), and show the outcome."""
-        # On JupyterHub clients come in through the hub with hub tokens, not a client token of the
-        # server's: check that path (the handle knows it).
-        on_hub = hub_location() is not None
-        outcome = self.server.check(identity=None if on_hub else self.client.value)
+        # Through Jupyter (or a hub) clients come in with Jupyter's credentials, not a client token of
+        # the server's: check that path (the handle knows it).
+        via = self.through.value
+        outcome = self.server.check(identity=None if via == "jupyter" else self.client.value, via=via)
         self.result.show(outcome)
         return outcome
 

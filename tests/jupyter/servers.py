@@ -84,14 +84,24 @@ def wait_until(condition: Any, timeout: float, what: str) -> Any:
 
 
 class JupyterServer:
-    """``python -m jupyter_server`` on 127.0.0.1, a port it picks, a token from the environment."""
+    """``python -m jupyter_server`` on `ip` (127.0.0.1 unless told), a port it picks, a token from the
+    environment (with `env` added to it, which its kernels inherit)."""
 
-    def __init__(self, root: Path, runtime_dir: Path, token: str, log: Path) -> None:
+    def __init__(
+        self,
+        root: Path,
+        runtime_dir: Path,
+        token: str,
+        log: Path,
+        *,
+        ip: str = "127.0.0.1",
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.root = root
         self.runtime_dir = runtime_dir
         self.token = token
-        env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(runtime_dir)}
-        command = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", "--port=0",
+        env = {**os.environ, **(env or {}), "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(runtime_dir)}
+        command = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--ip={ip}", "--port=0",
                    f"--ServerApp.root_dir={root}"]  # fmt: skip
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--allow-root")
@@ -132,13 +142,14 @@ class JupyterServer:
 
 
 @contextlib.contextmanager
-def jupyter_server(tmp: Path, token: str) -> Iterator[JupyterServer]:
+def jupyter_server(tmp: Path, token: str, **options: Any) -> Iterator[JupyterServer]:
     """A Jupyter server laid out as a user's is: it serves the home folder, whose hidden
-    ``.local/share/jupyter/runtime`` holds the connection files (as on JupyterHub)."""
+    ``.local/share/jupyter/runtime`` holds the connection files (as on JupyterHub). `options` as
+    `JupyterServer` takes them (`ip`, `env`)."""
     home = tmp / "home"
     runtime = home / ".local" / "share" / "jupyter" / "runtime"
     runtime.mkdir(parents=True, mode=0o700)
-    server = JupyterServer(home, runtime, token, tmp / "jupyter.log")
+    server = JupyterServer(home, runtime, token, tmp / "jupyter.log", **options)
     try:
         yield server
     finally:
