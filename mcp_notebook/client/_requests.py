@@ -108,8 +108,9 @@ def request(
     pool = get_pool()
     caller = carried()
     if caller is not None:
-        # The request runs on the runtime's loop, not in the caller's context: the caller's trace
-        # goes with it, so the SDK client sends it (``traceparent`` in ``_meta``) and the call joins it.
+        # The request runs as a task of the runtime's loop: the caller's trace goes with it,
+        # whatever the portal does with the caller's context variables (anyio's versions differ),
+        # so the SDK client sends it (``traceparent`` in ``_meta``) and the call joins the trace.
         fn = _in_trace(fn, caller)
     for attempt in (1, 2):
         connection = pool.get(key, open_client, target, timeout)
