@@ -16,12 +16,16 @@ dictionary look-up per step.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 _NOTHING: contextlib.nullcontext[None] = contextlib.nullcontext()
 _tracer: Any = None  # the package's tracer, once a real provider is seen (a provider is set only once)
+_UNKNOWN = object()
+# OpenTelemetry's API sets up the provider this variable names on first use (as `opentelemetry-instrument` may).
+_NAMED_IN_ENVIRONMENT = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
 
 
 def _active_tracer() -> Any:
@@ -31,6 +35,11 @@ def _active_tracer() -> Any:
         return _tracer
     trace = sys.modules.get("opentelemetry.trace")
     if trace is None:  # nobody imported the API: no provider can be set, nothing is collected
+        return None
+    # The API's own `get_tracer_provider()` reads the environment on every call while no provider
+    # is set (microseconds, per step of every call): the global it keeps is read instead, and the
+    # API asked only when a provider is named in the environment or the global is not there.
+    if getattr(trace, "_TRACER_PROVIDER", _UNKNOWN) is None and not _NAMED_IN_ENVIRONMENT:
         return None
     provider = trace.get_tracer_provider()
     if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
