@@ -163,7 +163,8 @@ async def test_an_exported_app_under_two_workers_keeps_each_callers_trace(
     try:
         callers = []
         for _ in range(6):  # a new connection each: the workers share them out
-            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
                 transport = streamable_http_client(replica.url, http_client=http)
                 async with Client(transport, mode="auto") as client:
                     with recorder.tracer.start_as_current_span("caller") as caller:
@@ -180,10 +181,11 @@ async def test_an_exported_app_under_two_workers_keeps_each_callers_trace(
         assert by_id[by_id[body["parent_id"]]["parent_id"]]["name"] == "tools/call traced_echo"
 
 
-@pytest.fixture
-def traced_kernel(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
+@pytest.fixture(scope="module")
+def traced_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
     from tests.kernel import Kernel
 
+    tmp_path = tmp_path_factory.mktemp("kernel")
     spans_file = tmp_path / "spans.jsonl"
     kernel = Kernel(cwd=str(tmp_path), env=span_environment(spans_file))
     try:
@@ -194,22 +196,29 @@ def traced_kernel(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
 
 
 CALLS = {
-    "%mcp_call": "    answer = %mcp_call traced_echo text=hi",
-    "call()": "    answer = mcp_notebook.call('traced_echo', {'text': 'hi'})",
+    "%mcp_call": "    answer = %mcp_call {tool} text=hi",
+    "call()": "    answer = mcp_notebook.call('{tool}', {{'text': 'hi'}})",
 }
+WHERE = {"thread": "traced_echo", "kernel": "traced_echo_in_kernel"}
 
 
 @pytest.mark.kernel
+@pytest.mark.parametrize("where", WHERE)
 @pytest.mark.parametrize("how", CALLS)
-def test_a_call_from_a_cell_sends_the_cells_trace(traced_kernel: tuple[Any, Path], how: str) -> None:
+def test_a_call_from_a_cell_sends_the_cells_trace(
+    traced_kernel: tuple[Any, Path], how: str, where: str
+) -> None:
     kernel, spans_file = traced_kernel
+    spans_file.unlink(missing_ok=True)  # one kernel for the module: each test reads its own call's spans
+    tool = WHERE[where]
     cell = (
         "import mcp_notebook\nfrom opentelemetry import trace\n"
         "with trace.get_tracer('cell').start_as_current_span('caller'):\n"
-        f"{CALLS[how]}\nprint(answer.text)"
+        f"{CALLS[how].format(tool=tool)}\nprint(answer.text)"
     )
     outputs = kernel.run(cell, timeout=120)
     outputs.raise_for_error()
     assert outputs.stdout.strip() == "hi"
-    chain = one_trace(read_spans(spans_file), "tools/call traced_echo", "MCP send tools/call traced_echo")
+    chain = one_trace(read_spans(spans_file), f"tools/call {tool}", f"MCP send tools/call {tool}")
+    assert chain[1]["attributes"]["mcp_notebook.run.where"] == where  # a worker thread, or the kernel's own
     assert len({span["pid"] for span in chain}) == 1  # the kernel called its own server

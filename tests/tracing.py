@@ -134,5 +134,11 @@ def traced_echo(text: str) -> str:
     """Echo `text`, inside a span of the tool's own."""
     with _trace.get_tracer("tool").start_as_current_span("tool body"):
         return text
+
+@tool(read_only=True, run_in="kernel")
+def traced_echo_in_kernel(text: str) -> str:
+    """Echo `text` on the kernel's main thread, inside a span of the tool's own."""
+    with _trace.get_tracer("tool").start_as_current_span("tool body"):
+        return text
 '''
 """A tool whose body opens a span, as code in a notebook cell (``tool`` imported)."""

@@ -126,7 +126,6 @@ def call_attributes(
     values = {
         "mcp.method.name": "tools/call",
         "gen_ai.tool.name": tool,
-        "gen_ai.operation.name": "execute_tool",
         "jsonrpc.request.id": None if request_id is None else str(request_id),
         "mcp.session.id": session_id,
         "mcp.protocol.version": protocol_version,

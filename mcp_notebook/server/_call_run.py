@@ -105,7 +105,14 @@ class RunTool:
     async def __call__(self, state: CallState) -> None:
         runner = self.runner
         where = (state.entry.run_in or runner.run_in) if runner.kernel else "thread"
-        with span("run", lambda: state.span_attributes(**{"mcp_notebook.run.where": where})) as current:
+
+        def attributes() -> dict[str, Any]:
+            # The one step that executes the tool (the conventions' "execute_tool"); the others only lead to it.
+            return state.span_attributes(
+                **{"gen_ai.operation.name": "execute_tool", "mcp_notebook.run.where": where}
+            )
+
+        with span("run", attributes) as current:
             # The tool runs inside this span: the runner carries the context to the worker thread or
             # the kernel's main thread, so the tool's own spans are its children.
             await self._run(state)

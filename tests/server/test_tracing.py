@@ -51,6 +51,11 @@ def traced_tools(catalogue: Catalogue) -> None:
         """Echo `text` once a person approves."""
         return body(text)
 
+    @tool(catalogue=catalogue, read_only=True)
+    def broken(text: str) -> str:
+        """Fail, saying `text`."""
+        raise ValueError(text)
+
     @tool(catalogue=catalogue, read_only=True, task="optional")
     def slow(text: str) -> str:
         """Echo `text` after a while (long enough to become a task)."""
@@ -88,6 +93,7 @@ async def test_one_trace_from_the_caller_to_the_tool_body(
     assert run["attributes"]["gen_ai.tool.name"] == "echo"
     assert run["attributes"]["mcp.method.name"] == "tools/call"
     assert run["attributes"]["mcp_notebook.run.where"] == "thread"
+    assert run["attributes"]["gen_ai.operation.name"] == "execute_tool"
     assert run["attributes"]["jsonrpc.request.id"]
     assert ("mcp.session.id" in run["attributes"]) == (mode == "legacy")
 
@@ -151,3 +157,17 @@ async def test_a_task_is_a_span_from_its_start_to_its_result(
     task = chain[2]
     assert task["attributes"]["mcp_notebook.task.id"] == created.task_id
     assert task["attributes"]["mcp_notebook.task.promoted"] is True
+
+
+async def test_a_tool_that_fails_marks_its_run_failed(recorder: Recorder, catalogue: Catalogue) -> None:
+    traced_tools(catalogue)
+    srv = serve_unattended(catalogue)
+    try:
+        result = await call_in_span(recorder, srv, "auto", "broken", {"text": "out of stock"})
+    finally:
+        srv.stop()
+    assert result.is_error
+    run = next(s for s in recorder.spans() if s["name"] == "mcp_notebook run")
+    assert run["status"] == "ERROR"
+    assert run["attributes"]["error.type"] == "tool_error"
+    assert lineage(recorder.spans(), "mcp_notebook run")[-1]["name"] == "caller"
