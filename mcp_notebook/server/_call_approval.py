@@ -55,7 +55,11 @@ class Approve:
             task_id=state.task.record.task_id if state.task is not None else None,
         )
         with span("approval", state.span_attributes) as current:
-            decision = await self._wait(state, request)
+            try:
+                decision = await self._wait(state, request)
+            except anyio.get_cancelled_exc_class():
+                annotate(current, **{"mcp_notebook.approval.decision": record.decision})  # withdrawn
+                raise
             annotate(current, **{"mcp_notebook.approval.decision": decision})
         record.decision = decision
         refusal = self.policy.message(decision, entry.name)

@@ -117,24 +117,30 @@ async def test_the_run_once_is_a_span_and_says_when_it_replays(
     assert replayed == [False, True]
 
 
+@pytest.mark.parametrize("decision", ["approved", "denied"])
 async def test_the_wait_for_a_person_is_a_span_with_the_decision(
-    recorder: Recorder, catalogue: Catalogue
+    recorder: Recorder, catalogue: Catalogue, decision: str
 ) -> None:
     traced_tools(catalogue)
     srv = serve(catalogue=catalogue, approval="ask")
     asked = threading.Event()
-    srv.approval.listeners.append(lambda request: (asked.set(), request.approve()))
+
+    def decide(request: Any) -> None:
+        asked.set()
+        request.approve() if decision == "approved" else request.deny()
+
+    srv.approval.listeners.append(decide)
     try:
         result = await call_in_span(recorder, srv, "auto", "guarded", {"text": "hi"})
     finally:
         srv.stop()
-    assert asked.is_set() and result.content[0].text == "hi"
+    assert asked.is_set() and result.is_error == (decision == "denied")
     spans = recorder.spans()
-    approval = next(s for s in spans if s["name"] == "mcp_notebook approval")
-    assert approval["attributes"]["mcp_notebook.approval.decision"] == "approved"
-    assert approval["attributes"]["gen_ai.tool.name"] == "guarded"
-    caller = lineage(spans, "caller")[0]
-    assert caller["span_id"] in {s["span_id"] for s in lineage(spans, "mcp_notebook approval")}
+    approval = lineage(spans, "mcp_notebook approval")
+    assert approval[0]["attributes"]["mcp_notebook.approval.decision"] == decision
+    assert approval[0]["attributes"]["gen_ai.tool.name"] == "guarded"
+    assert approval[-1]["name"] == "caller"
+    assert any(span["name"] == BODY for span in spans) == (decision == "approved")
 
 
 async def test_a_task_is_a_span_from_its_start_to_its_result(
