@@ -18,6 +18,7 @@ import anyio
 from ..core import _ui
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._text import t
+from ..core._tracing import attached, carried
 from ..runtime._execution import STOPPED
 from ..runtime._loop import runtime
 from . import _questions
@@ -68,6 +69,16 @@ def _finishing(finish: Callable[[Any], Any] | None, target: str) -> Callable[[An
     return done
 
 
+def _in_trace(
+    fn: Callable[[Any], Coroutine[Any, Any, Any]], caller: Any
+) -> Callable[[Any], Coroutine[Any, Any, Any]]:
+    async def traced(client: Any) -> Any:
+        with attached(caller):
+            return await fn(client)
+
+    return traced
+
+
 def _is_connection_error(exc: BaseException) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return any(_is_connection_error(inner) for inner in exc.exceptions)
@@ -95,6 +106,12 @@ def request(
     key, open_client, target = resolve_target(where, tasks=tasks)
     timeout = where.timeout
     pool = get_pool()
+    caller = carried()
+    if caller is not None:
+        # The request runs as a task of the runtime's loop: the caller's trace goes with it,
+        # whatever the portal does with the caller's context variables (anyio's versions differ),
+        # so the SDK client sends it (``traceparent`` in ``_meta``) and the call joins the trace.
+        fn = _in_trace(fn, caller)
     for attempt in (1, 2):
         connection = pool.get(key, open_client, target, timeout)
         future = runtime.portal().start_task_soon(fn, connection.client)

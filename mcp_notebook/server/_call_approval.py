@@ -15,6 +15,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from ..core._approval_request import ApprovalRequest, Decision
 from ..core._context import next_progress
 from ..core._text import t
+from ..core._tracing import annotate, span
 from ._approval import ApprovalPolicy
 from ._call_state import CallState
 from ._session_state import Sessions, SessionState, session_id_of
@@ -53,7 +54,13 @@ class Approve:
             definition=entry.fingerprint,
             task_id=state.task.record.task_id if state.task is not None else None,
         )
-        decision = await self._wait(state, request)
+        with span("approval", state.span_attributes) as current:
+            try:
+                decision = await self._wait(state, request)
+            except anyio.get_cancelled_exc_class():
+                annotate(current, **{"mcp_notebook.approval.decision": record.decision})  # withdrawn
+                raise
+            annotate(current, **{"mcp_notebook.approval.decision": decision})
         record.decision = decision
         refusal = self.policy.message(decision, entry.name)
         if refusal is not None:

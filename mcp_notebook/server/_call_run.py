@@ -19,6 +19,7 @@ from ..core._idempotency import KEY_PARAMETER
 from ..core._questions import InputRequired, ProtocolRefusal, RoundLedger, new_state
 from ..core._results import to_result
 from ..core._text import t
+from ..core._tracing import annotate, failed, span
 from ..runtime._execution import KernelBusy, ToolRunner
 from ._call_state import CallState, Step, protocol_error
 from ._contexts import context_for, open_round
@@ -48,14 +49,21 @@ class Idempotent:
         if not entry.idempotency_key:
             await self.inner(state)
             return
+        with span("run_once", state.span_attributes) as current:
+            await self._once(state, current)
+
+    async def _once(self, state: CallState, current: Any) -> None:
+        entry = state.entry
         try:
             # The store blocks duplicates until the first finishes (and opens a file on first use).
             once = await anyio.to_thread.run_sync(
                 self.keys.begin, entry, state.identity.name, state.arguments
             )
         except ToolError as exc:  # an idempotency conflict or a malformed key
+            failed(current, "ToolError", str(exc))
             state.end("ToolError", str(exc))
             return
+        annotate(current, **{"mcp_notebook.run_once.replayed": once.done})
         if once.done:
             state.result = once.value
             return
@@ -95,6 +103,26 @@ class RunTool:
         self.error_level = logging.DEBUG
 
     async def __call__(self, state: CallState) -> None:
+        runner = self.runner
+        where = (state.entry.run_in or runner.run_in) if runner.kernel else "thread"
+
+        def attributes() -> dict[str, Any]:
+            # The one step that executes the tool (the conventions' "execute_tool"); the others only lead to it.
+            return state.span_attributes(
+                **{"gen_ai.operation.name": "execute_tool", "mcp_notebook.run.where": where}
+            )
+
+        with span("run", attributes) as current:
+            # The tool runs inside this span: the runner carries the context to the worker thread or
+            # the kernel's main thread, so the tool's own spans are its children.
+            await self._run(state)
+            if current is not None and state.result is not None:
+                if state.result.get("isError"):
+                    failed(current, "tool_error", state.record.outcome)
+                elif state.result.get("resultType") == "input_required":
+                    annotate(current, **{"mcp_notebook.run.outcome": "input_required"})
+
+    async def _run(self, state: CallState) -> None:
         entry = state.entry
         context = self._context(state) if entry.context else None
         try:

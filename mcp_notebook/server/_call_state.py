@@ -21,6 +21,7 @@ from ..core._identity import Identity
 from ..core._questions import ProtocolRefusal
 from ..core._results import error_result
 from ..core._tool_entry import ToolEntry
+from ..core._tracing import call_attributes
 from ._pipeline import SEALED, Call, CallRecord
 from ._tasks import TaskRun
 
@@ -85,6 +86,19 @@ class CallState:
         if self.found is None:
             raise RuntimeError("the lookup step comes before every step that needs the tool")
         return self.found
+
+    def span_attributes(self, **extra: Any) -> dict[str, Any]:
+        """The attributes of a step's span (`core._tracing`): the MCP conventions' and `extra`'s."""
+        request = self.ctx.request
+        session_id = request.headers.get("mcp-session-id") if request is not None else None
+        attributes = call_attributes(
+            tool=self.entry.name,
+            request_id=self.ctx.request_id,
+            session_id=session_id,
+            protocol_version=self.ctx.protocol_version,
+        )
+        attributes.update({key: value for key, value in extra.items() if value is not None})
+        return attributes
 
     def end(self, outcome: str, message: str) -> None:
         """End the call at this step (it refused, or failed): its outcome on record, its message for the model."""

@@ -19,6 +19,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..core._tasks import CANCELLED, COMPLETED, EXTENSION, TaskRecord, new_task_id
 from ..core._text import t
+from ..core._tracing import annotate, carried, failed, span
 from ..runtime._execution import ToolRunner
 from . import _tasks_legacy as legacy_tasks
 from . import _tasks_modern as modern_tasks
@@ -165,9 +166,18 @@ class Dispatch:
     def _start(self, state: CallState, record: TaskRecord) -> TaskRun:
         """Start the work steps as a job (not yet a task any client knows of: `_promote` makes it one)."""
 
+        parent = carried()  # the request's span: the job runs in the manager's task group, not the request's
+
+        def attributes() -> dict[str, Any]:
+            return state.span_attributes(**{"mcp_notebook.task.id": record.task_id})
+
         async def job(run: TaskRun) -> dict[str, Any]:
             state.task = run
-            await self.work(state)
+            with span("task", attributes, parent=parent) as current:
+                await self.work(state)
+                annotate(current, **{"mcp_notebook.task.promoted": run.promoted})
+                if current is not None and state.result is not None and state.result.get("isError"):
+                    failed(current, "tool_error", state.record.outcome)
             return state.result if state.result is not None else {}
 
         run = self.tasks.start(record, job)

@@ -39,6 +39,9 @@ their own, each opened and finished around its handler.
 
 Every other request (lists, reads, prompts, completion, logging/setLevel, server/discover) goes
 through the same open and finish, its handler in between (`CallPipeline.observed`).
+
+Traces: the SDK makes each request a span, joined to the caller's trace; the approval, idempotency,
+run and task steps open child spans of it (`core._tracing`), no-ops while nothing collects traces.
 """
 
 from __future__ import annotations

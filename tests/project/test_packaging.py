@@ -36,6 +36,7 @@ FEATURES: dict[str, str | None] = {
     "mcp_notebook/core/_store_redis.py": "service",  # Store("redis://..."), imported on first use
     "mcp_notebook/server/http/_jwks.py": "service",  # OAuth access tokens, imported on first use
     "mcp_notebook/server/http/_oauth.py": "service",
+    "mcp_notebook/core/_tracing.py": "otel",  # the API, only once a process collects traces
     "notebooks/": "lab",  # what the lessons' cells import
     "notebooks/conftest.py": "test",  # nbval's
     "scripts/": "dev",
