@@ -5,7 +5,7 @@ bridge URL`` in front of a headless server, an exported app under ``uvicorn --wo
 ``%mcp_call`` / ``mcp_notebook.call()`` in a kernel. The caller's span is this process's (recorded in
 memory) or a cell's; every process a test starts writes its spans to a file (`tests.tracing`). The in-
 process HTTP server, both eras, and this package's own spans are tests/server/test_tracing.py; the
-Jupyter extension's path is tests/jupyter/test_extension.py.
+Jupyter extension's path is tests/jupyter/test_tracing.py.
 """
 
 from __future__ import annotations
