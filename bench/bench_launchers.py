@@ -53,7 +53,7 @@ def main() -> None:
 
     import uvicorn
 
-    from tests.service.test_replicas import export_example, service_environ, token_of
+    from tests.exported import export_example, service_environ, token_of
     from tests.services import Replica, lone_client_latencies
 
     launchers: dict[str, dict[str, Any]] = {

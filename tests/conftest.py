@@ -9,6 +9,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
+import anyio
 import pytest
 
 from mcp_notebook import Catalogue, serve
@@ -171,3 +172,12 @@ def until(condition: Any, timeout: float = 15) -> bool:
             return False
         threading.Event().wait(0.02)
     return True
+
+
+def outside_call(srv: Any, name: str, arguments: dict[str, Any]) -> Any:
+    async def main() -> Any:
+        with anyio.fail_after(60):
+            async with connect(srv, "auto") as client:
+                return await client.call_tool(name, arguments)
+
+    return anyio.run(main)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 import time
 from collections import defaultdict
 from typing import Any
 
+import anyio
 from jupyter_client.blocking import BlockingKernelClient
 from jupyter_client.manager import start_new_kernel
 
@@ -188,3 +190,36 @@ class Outputs:
     def raise_for_error(self) -> None:
         if self.error is not None:
             raise AssertionError(f"cell failed: {self.error['ename']}: {self.error['evalue']}\n{self.text}")
+
+
+class Remote:
+    """What an outside client needs to reach the kernel's server."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url, token
+
+
+def serve_in(kernel: Kernel, magic: str = "%mcp_serve --approval auto") -> Remote:
+    kernel.run(f"srv = {magic}").raise_for_error()
+    info = kernel.json('{"url": srv.url, "token": srv.token}')
+    return Remote(info["url"], info["token"])
+
+
+def call_from_outside(remote: Remote, name: str, arguments: dict[str, Any], mode: Any = "auto") -> Any:
+    from tests.conftest import connect  # conftest starts kernels with this module: imported when used
+
+    async def main() -> Any:
+        with anyio.fail_after(60):
+            async with connect(remote, mode) as client:
+                return await client.call_tool(name, arguments)
+
+    return anyio.run(main)
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True

@@ -115,8 +115,8 @@ class AuthorizationServer:
 
 def served_with_oauth(folder: Any, authority: AuthorizationServer, **extra: str) -> Any:
     """The exported example (``app.py`` in `folder`) under uvicorn, accepting `authority`'s tokens
-    (and the static client tokens of `tests.service.test_replicas.service_environ`)."""
-    from tests.service.test_replicas import export_example, service_environ
+    (and the static client tokens of `tests.exported.service_environ`)."""
+    from tests.exported import export_example, service_environ
     from tests.services import Replica
 
     store = f"sqlite:///{folder / 'state.sqlite3'}"

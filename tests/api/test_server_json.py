@@ -21,7 +21,7 @@ import pytest
 from mcp_notebook import Catalogue, tool
 from mcp_notebook.core._errors import OptionError
 from tests.conftest import ERAS, Mode, serve_unattended
-from tests.service.test_replicas import NOTEBOOK, service_environ, token_of
+from tests.exported import NOTEBOOK, service_environ, token_of
 from tests.services import Replica
 
 pytestmark = pytest.mark.anyio

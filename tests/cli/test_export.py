@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.service.test_replicas import connect, token_of, write_secret
+from tests.exported import connect, token_of, write_secret
 from tests.services import Replica
 
 TOOL = "from mcp_notebook import tool\n\n@tool(read_only=True)\ndef ok() -> str:\n    return 'ok'"

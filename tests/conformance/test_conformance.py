@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.cli.test_headless import Headless
+from tests.headless import Headless
 from tests.npm import node_command
 
 pytestmark = pytest.mark.kernel

@@ -12,7 +12,7 @@ import mcp_types as types
 import pytest
 
 from tests.conftest import ERAS, connect
-from tests.kernel import Kernel
+from tests.kernel import Kernel, Remote, call_from_outside, port_is_free, serve_in
 
 pytestmark = pytest.mark.kernel
 
@@ -27,13 +27,6 @@ def forecast(city: str, unit: Literal["C", "F"] = "C") -> dict:
 '''
 
 
-class Remote:
-    """What an outside client needs to reach the kernel's server."""
-
-    def __init__(self, url: str, token: str) -> None:
-        self.url, self.token = url, token
-
-
 @pytest.fixture(scope="module")
 def kernel() -> Iterator[Kernel]:
     k = Kernel()
@@ -42,30 +35,6 @@ def kernel() -> Iterator[Kernel]:
         yield k
     finally:
         k.shutdown()
-
-
-def serve_in(kernel: Kernel, magic: str = "%mcp_serve --approval auto") -> Remote:
-    kernel.run(f"srv = {magic}").raise_for_error()
-    info = kernel.json('{"url": srv.url, "token": srv.token}')
-    return Remote(info["url"], info["token"])
-
-
-def call_from_outside(remote: Remote, name: str, arguments: dict[str, Any], mode: Any = "auto") -> Any:
-    async def main() -> Any:
-        with anyio.fail_after(60):
-            async with connect(remote, mode) as client:
-                return await client.call_tool(name, arguments)
-
-    return anyio.run(main)
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def test_load_ext_registers_magics_without_importing_the_sdk(kernel: Kernel) -> None:

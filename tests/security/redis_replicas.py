@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from mcp_notebook.cli._export import export_notebook
-from tests.service.test_replicas import service_environ
+from tests.exported import service_environ
 from tests.services import RedisServer, Replica
 
 CELLS = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_headless import WHO_CELLS, headless, write_notebook
+from tests.headless import WHO_CELLS, headless, write_notebook
 
 
 def test_a_link_to_a_file_of_yours_is_refused_and_the_file_kept(tmp_path: Path) -> None:

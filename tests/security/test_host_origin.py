@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_http import INIT, post
+from tests.wire import INIT, post
 
 FOREIGN_HOSTS = [
     "localhost:evil.com",

@@ -18,8 +18,8 @@ import anyio
 import nbformat
 import pytest
 
-from tests.cli.test_headless import Remote, headless
 from tests.conftest import connect
+from tests.headless import Remote, headless
 
 pytestmark = pytest.mark.kernel
 

@@ -22,8 +22,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import INITIALIZE
+from tests.exported import connect, token_of
 from tests.security.redis_replicas import Replicas, redis_replicas
-from tests.service.test_replicas import connect, token_of
 from tests.tasks_client import (
     TasksExtension,
     cancel_task,

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from tests.exported import token_of
 from tests.security.conftest import post_modern, reply
 from tests.security.redis_replicas import Replicas, redis_replicas
-from tests.service.test_replicas import token_of
 
 pytestmark = pytest.mark.replicas
 

@@ -23,8 +23,8 @@ from mcp_notebook import AuditLogWarning, Catalogue, tool
 from mcp_notebook.client._configs import CLIENTS, client_config, config_usage
 from mcp_notebook.core._guards import REDACTED, looks_secret, redact, redact_text
 from mcp_notebook.server._audit import AuditLog
-from tests.cli.test_headless import Headless, write_notebook
 from tests.conftest import connect, serve_unattended
+from tests.headless import Headless, write_notebook
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from mcp_notebook.cli._export import export_notebook
-from tests.service.test_replicas import connect, service_environ
+from tests.exported import connect, service_environ
 from tests.services import Replica
 
 pytestmark = [pytest.mark.anyio, pytest.mark.replicas]

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from tests.conftest import INITIALIZE
-from tests.service.test_replicas import export_example, service_environ, token_of
+from tests.exported import export_example, service_environ, token_of
 from tests.services import Replica
 
 pytestmark = pytest.mark.replicas

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 import mcp_notebook
 from mcp_notebook import Catalogue, tool
 from tests.conftest import serve_unattended
-from tests.server.test_faults import META, TRACEBACK_MARKERS, Wire, answer
+from tests.wire import META, TRACEBACK_MARKERS, Wire, answer
 
 MODES = ["legacy", "auto"]  # the SDK client: handshake era, and 2026-07-28 found by discovery
 WIRE_ERAS = ["2025-11-25", "2026-07-28"]

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import socket
 from typing import Any
 
-import httpx2
 import pytest
 
 from mcp_notebook import Catalogue, ServerError, serve, stop, tool
-from tests.conftest import INITIALIZE
+from tests.wire import INIT, post
 
-ACCEPT = "application/json, text/event-stream"
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-INIT = INITIALIZE
-
-
-def post(
-    srv: Any, body: Any, *, token: str | None = "ok", url: str | None = None, **headers: str
-) -> httpx2.Response:
-    all_headers = {"Accept": ACCEPT, "Content-Type": "application/json", **headers}
-    if token == "ok":
-        all_headers["Authorization"] = f"Bearer {srv.token}"
-    elif token is not None:
-        all_headers["Authorization"] = f"Bearer {token}"
-    content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return httpx2.post(url or srv.url, content=content, headers=all_headers, timeout=10)
 
 
 def test_url_has_no_token_and_is_loopback(server: Any) -> None:

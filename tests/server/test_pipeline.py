@@ -21,7 +21,7 @@ from mcp_notebook import Catalogue, Context, serve, tool
 from mcp_notebook.server._audit import AuditLog
 from mcp_notebook.server._pipeline import CallRecord
 from tests.conftest import until
-from tests.server.test_faults import Wire, answer
+from tests.wire import Wire, answer
 
 HANDSHAKE, MODERN = "2025-11-25", "2026-07-28"
 Expected = list[tuple[str, str, bool]]  # per tools/call, in order: (decision, outcome, is_error)

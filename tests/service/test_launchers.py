@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.service.test_replicas import export_example, service_environ, token_of
+from tests.exported import export_example, service_environ, token_of
 from tests.services import Replica, lone_client_latencies
 
 pytestmark = pytest.mark.replicas

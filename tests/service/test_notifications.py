@@ -26,7 +26,7 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_notebook.cli._export import export_notebook
-from tests.service.test_replicas import service_environ, token_of
+from tests.exported import service_environ, token_of
 from tests.services import HAProxy, RedisServer, Replica
 
 pytestmark = [pytest.mark.replicas, pytest.mark.anyio]

@@ -22,9 +22,9 @@ import pytest
 
 from mcp_notebook import asgi_app
 from mcp_notebook.server._service_config import ServiceConfigError, load_config
+from tests.exported import NOTEBOOK, connect, service_environ
 from tests.oauth import RESOURCE, AuthorizationServer
 from tests.security.conftest import post_modern, reply
-from tests.service.test_replicas import NOTEBOOK, connect, service_environ
 from tests.services import Replica
 
 pytestmark = pytest.mark.anyio
@@ -164,7 +164,7 @@ def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path:
     from mcp_notebook.core._store import SESSIONS
     from mcp_notebook.core._store_url import open_store
     from tests.conftest import INITIALIZE, until
-    from tests.service.test_replicas import export_example, token_of
+    from tests.exported import export_example, token_of
 
     database = tmp_path / "shared.sqlite3"
     environ = service_environ(
@@ -374,7 +374,7 @@ def test_a_store_that_cannot_work_stops_the_app_at_start_saying_why(
 def test_the_app_tells_clients_it_is_an_app_and_where_tokens_come_from(exported: Path) -> None:
     """Not a live notebook whose token is ``srv.token``: nobody who calls a service has a kernel."""
     from tests.conftest import INITIALIZE
-    from tests.service.test_replicas import token_of
+    from tests.exported import token_of
 
     replica = Replica(exported, service_environ(exported, f"sqlite:///{exported / 'speaks.sqlite3'}"))
     try:

@@ -18,7 +18,7 @@ import pytest
 
 from mcp_notebook.cli._export import export_notebook
 from tests.conftest import until
-from tests.service.test_replicas import connect, service_environ, token_of
+from tests.exported import connect, service_environ, token_of
 from tests.services import Replica
 from tests.tasks_client import TasksExtension, cancel_task, legacy_task_call, until_status, update_task
 

@@ -19,8 +19,8 @@ from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets import ApprovalPrompt
 from mcp_notebook.widgets._badge import MAX_ARGUMENTS_CHARS, WAITING_CLASS, WaitingBadge
 from mcp_notebook.widgets._questions import ElicitationForm
+from tests.conftest import outside_call
 from tests.kernel import Kernel
-from tests.widgets.test_widgets import outside_call
 
 
 def request(id: int, tool: str = "wipe", **fields: Any) -> ApprovalRequest:

@@ -19,17 +19,8 @@ from mcp_notebook import Catalogue, get_language, serve, set_language, tool
 from mcp_notebook.core._approval_request import ApprovalRequest
 from mcp_notebook.widgets import ApprovalPrompt, ServerPanel
 from mcp_notebook.widgets._panel import MAX_OUTCOMES, outcome
-from tests.conftest import connect
+from tests.conftest import connect, outside_call
 from tests.kernel import Kernel
-
-
-def outside_call(srv: Any, name: str, arguments: dict[str, Any]) -> Any:
-    async def main() -> Any:
-        with anyio.fail_after(60):
-            async with connect(srv, "auto") as client:
-                return await client.call_tool(name, arguments)
-
-    return anyio.run(main)
 
 
 def define(catalogue: Catalogue) -> None:
