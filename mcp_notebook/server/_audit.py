@@ -276,15 +276,44 @@ class AuditTrail:
         keep: int = DEFAULT_KEEP,
     ) -> None:
         self.log = AuditLog(path, max_bytes=max_bytes, keep=keep) if path is not None else None
+        # Calls whose response is still on its way (by id: a record is not hashable), written when it lands.
+        self._pending: dict[int, CallRecord] = {}
+        self._pending_lock = threading.Lock()
         self.error: str | None = None  # why the last write failed; None while writing works
         self.listeners: list[Callable[[str | None], None]] = []  # told when `error` changes
 
     def __call__(self, record: CallRecord) -> None:
         """Write `record` if it is a tool call (also of a tool the caller may not see: a probe leaves a
-        trace), or an act on a task: a cancel, answers to its questions."""
+        trace), or an act on a task: a cancel, answers to its questions.
+
+        A call answered over HTTP whose connection tracks its response (`Delivery`) is written once
+        the response has left whole or was cut: its line says ``"delivered"``, and a response the
+        client did not receive whole is on record as such (its outcome says ``not delivered``).
+        """
         if self.log is None or record.method not in AUDITED:
             return
-        extra = {"task": record.task} if record.task is not None else {}
+        delivery = record.delivery
+        if delivery is not None and delivery.delivered is None:
+            with self._pending_lock:
+                self._pending[id(record)] = record
+            delivery.then(lambda delivered: self._settled(record, delivered))
+            return
+        self._write(record, None if delivery is None else delivery.delivered)
+
+    def _settled(self, record: CallRecord, delivered: bool) -> None:
+        with self._pending_lock:
+            waiting = self._pending.pop(id(record), None) is not None
+        if waiting:  # not yet written by `close`
+            self._write(record, delivered)
+
+    def _write(self, record: CallRecord, delivered: bool | None) -> None:
+        assert self.log is not None
+        extra: dict[str, Any] = {"task": record.task} if record.task is not None else {}
+        outcome = record.outcome
+        if delivered is not None:
+            extra["delivered"] = delivered
+            if not delivered and "client disconnected" not in outcome:
+                outcome = f"{outcome} (not delivered)" if outcome else "not delivered"
         try:
             self.log.record(
                 client=record.client,
@@ -292,7 +321,7 @@ class AuditTrail:
                 tool=record.tool,
                 arguments=record.arguments,
                 decision=record.decision,
-                outcome=record.outcome,
+                outcome=outcome,
                 is_error=record.is_error,
                 duration_ms=round(record.duration * 1000, 3),
                 protocol_version=record.protocol_version,
@@ -326,6 +355,11 @@ class AuditTrail:
                 logger.exception("audit listener failed")
 
     def close(self) -> None:
-        """Close the file; safe to call twice."""
+        """Write the calls whose delivery is still unknown (without ``"delivered"``), close the file;
+        safe to call twice."""
+        with self._pending_lock:
+            pending, self._pending = list(self._pending.values()), {}
         if self.log is not None:
+            for record in pending:
+                self._write(record, None)
             self.log.close()
