@@ -66,7 +66,7 @@ def serve(
         client's call (``"ask"``: a person, for tools not annotated read-only).
     page_size, result_limit, max_output_chars, session_idle_timeout, max_sessions, task_ttl:
         Limits.
-    history, history_bytes, audit_log, store, idempotency_path:
+    history, history_bytes, audit_log, audit_max_bytes, audit_keep, store, idempotency_path:
         What it records (the activity and audit logs) and where it keeps what outlives a call.
     catalogue:
         What to serve (default: everything ``@tool``, ``@resource`` and ``@prompt`` defined here).

@@ -261,6 +261,9 @@ def _serve_options(args: argparse.Namespace, server_name: str) -> dict[str, Any]
     }
     if args.approval_timeout is not None:
         options["approval_timeout"] = args.approval_timeout
+    for name in ("audit_max_bytes", "audit_keep"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
     if not is_loopback(args.host):
         options["allow_remote"] = True  # asked for on the command line; serve() warns
     ServerSettings.of(options, "mcp-notebook serve")

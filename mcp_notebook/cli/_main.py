@@ -152,6 +152,15 @@ def _add_serve(serve: argparse.ArgumentParser) -> None:
         "--name",
         help="the server's name, which scopes its stored results (default: from the notebook's path)",
     )
+    serve.add_argument(
+        "--audit-max-bytes",
+        type=int,
+        metavar="BYTES",
+        help="rotate the audit log when it would pass this size (default: 52428800, 50 MiB)",
+    )
+    serve.add_argument(
+        "--audit-keep", type=int, metavar="N", help="how many rotated audit files to keep (default: 5)"
+    )
     serve.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
     serve.add_argument("--cell-timeout", type=float, help="seconds a cell may run (default: no limit)")
 

@@ -8,6 +8,7 @@ are never mistaken for IPython's ``{expr}`` expansion.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 from collections.abc import Callable
@@ -89,6 +90,20 @@ class MCPMagics(Magics):
     )
     @argument("--allow-remote", action="store_true", help="Allow a non-loopback --host (warns).")
     @argument(
+        "--audit-max-bytes",
+        type=int,
+        default=argparse.SUPPRESS,  # not given: serve()'s default
+        metavar="BYTES",
+        help="Rotate the audit log when it would pass this size (default 52428800: 50 MiB).",
+    )
+    @argument(
+        "--audit-keep",
+        type=int,
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help="How many rotated audit files to keep (default 5).",
+    )
+    @argument(
         "--name",
         default=None,
         help="The server's name, which keeps this notebook's stored results (idempotency keys) apart "
@@ -107,6 +122,7 @@ class MCPMagics(Magics):
             srv = %mcp_serve --port 8765 --run-in kernel
             srv = %mcp_serve --approval-timeout 600       # ten minutes to answer each prompt
             srv = %mcp_serve --name orders
+            srv = %mcp_serve --audit-max-bytes 10000000 --audit-keep 3
 
         Give each AI client a token of its own: ``srv.add_client("claude-code")``, or paste
         ``srv.client_config("claude-code")``.

@@ -5,12 +5,19 @@ purposes; the notebook is where the tools run, so its server keeps its own recor
 what, what a person decided and how it ended. Arguments are written redacted (`_guards.redact`);
 the file is readable by its owner only. `AuditTrail` is the call pipeline's sink (`_pipeline`) that
 writes each finished tool call to the `AuditLog` file, and says so when it cannot.
+
+The file is bounded: one that would grow past ``max_bytes`` is renamed ``audit.jsonl.1`` (the
+older ones shift to ``.2`` ... ``.keep``, the oldest dropped) and a new one begun. Every kernel of a
+user (and every worker of an exported app) appends to the same file, so each line is written and
+each rotation made under an advisory lock on ``audit.jsonl.lock``: no line is torn, none lands in a
+file being renamed, and two processes never rotate the same file twice.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import fcntl
 import json
 import logging
 import os
@@ -32,6 +39,11 @@ logger = logging.getLogger(__name__)
 # Built once: json.dumps with options builds a new encoder on every call, and this runs on every tool call.
 _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr)
 
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+"""How large the audit file grows before it is rotated: about 200,000 calls."""
+DEFAULT_KEEP = 5
+"""How many rotated audit files are kept beside the current one."""
+
 
 def default_audit_path() -> Path:
     """``audit.jsonl`` in the user's cache folder (``MCP_NOTEBOOK_CACHE_DIR``, else the XDG cache)."""
@@ -46,32 +58,49 @@ class AuditLog:
 
     Each line goes to the file in one unbuffered append as it is written, so a crash loses at most
     the call in progress. The file is created readable by its owner only: even redacted arguments
-    can be private.
+    can be private. Several processes may write the same file: each line is appended, and the
+    file rotated, under a lock on a file beside it (``audit.jsonl.lock``).
 
     Parameters
     ----------
     path:
-        The log file; its folder is created if needed. ``"-"``: standard output.
+        The log file; its folder is created if needed. ``"-"``: standard output (never rotated).
     clock:
         The current time, timezone-aware (injected in tests); default: now, in UTC.
+    max_bytes:
+        A line that would take the file past this size first rotates it: ``path`` becomes
+        ``path.1``, ``path.1`` becomes ``path.2`` ... up to ``path.<keep>``; the oldest goes. A
+        single line larger than this still goes whole into a file of its own.
+    keep:
+        How many rotated files to keep.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
         clock: Callable[[], dt.datetime] | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        keep: int = DEFAULT_KEEP,
     ) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.keep = keep
+        self._lock_fd: int | None = None
         if os.fspath(path) == "-":
             # stdout, with the service's other log lines (an exported app logs there: twelve-factor).
             # A copy of the descriptor: closing the log never closes the process's stdout.
             self._fd: int | None = os.dup(1)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._fd = self._open()
+            self._lock_fd = os.open(lock_path(self.path), os.O_RDWR | os.O_CREAT, 0o600)
         self._clock = clock
         self._second_stamp = (-1, "")  # one tuple, swapped whole: threads never see half of it
         self._lock = threading.Lock()
+
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _now(self) -> str:
         if self._clock is not None:
@@ -133,9 +162,51 @@ class AuditLog:
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"the audit log {self.path} is closed")
-            while data:  # O_APPEND: each write lands at the end, even with other writers
-                data = data[os.write(self._fd, data) :]
+            if self._lock_fd is None:
+                self._write(data)
+            else:
+                # Threads of this process take `_lock`, other processes this file lock: one writer at a time.
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+                try:
+                    self._follow()
+                    size = os.fstat(self._fd).st_size
+                    if size and size + len(data) > self.max_bytes:
+                        self._rotate()
+                    self._write(data)
+                finally:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
         return entry
+
+    def _write(self, data: memoryview) -> None:
+        assert self._fd is not None
+        while data:  # O_APPEND: each write lands at the end, even with other writers
+            data = data[os.write(self._fd, data) :]
+
+    def _follow(self) -> None:
+        """Reopen `path` if another process rotated it (or it was removed) since this one last wrote."""
+        assert self._fd is not None
+        try:
+            named = os.stat(self.path)
+        except FileNotFoundError:
+            named = None
+        held = os.fstat(self._fd)
+        if named is None or (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino):
+            self._reopen()
+
+    def _rotate(self) -> None:
+        """``path`` -> ``path.1`` -> ... -> ``path.<keep>`` (the oldest replaced), and a new ``path``."""
+        assert self._fd is not None
+        for number in range(self.keep - 1, 0, -1):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{self.path}.{number}", f"{self.path}.{number + 1}")
+        os.replace(self.path, f"{self.path}.1")
+        self._reopen()
+
+    def _reopen(self) -> None:
+        assert self._fd is not None
+        fresh = self._open()  # opened before the old one closes: a failure leaves the log writable
+        os.close(self._fd)
+        self._fd = fresh
 
     def close(self) -> None:
         """Close the file; safe to call twice."""
@@ -143,6 +214,9 @@ class AuditLog:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
 
     def __enter__(self) -> AuditLog:
         return self
@@ -155,6 +229,24 @@ class AuditLog:
         """Every entry of the log at `path`, oldest first."""
         with open(path, encoding="utf-8") as file:
             return [json.loads(line) for line in file if line.strip()]
+
+    @staticmethod
+    def read_all(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """Every entry of the log at `path` and of its rotated files (``path.N`` ... ``path.1``), oldest first."""
+        rotated = sorted(
+            (int(suffix), found)
+            for found in Path(path).parent.glob(Path(path).name + ".*")
+            if (suffix := found.name.rpartition(".")[2]).isdigit()
+        )
+        files = [found for _, found in reversed(rotated)]
+        if Path(path).exists():
+            files.append(Path(path))
+        return [entry for found in files for entry in AuditLog.read(found)]
+
+
+def lock_path(path: Path) -> Path:
+    """The file whose lock the writers of the audit log at `path` take (its name, ``.lock`` added)."""
+    return path.with_name(path.name + ".lock")
 
 
 AUDITED = ("tools/call", "tasks/cancel", "tasks/update")
@@ -172,19 +264,56 @@ class AuditTrail:
     ----------
     path:
         The audit log file; None: no audit log.
+    max_bytes, keep:
+        When the file is rotated, and how many rotated files stay (`AuditLog`).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self.log = AuditLog(path) if path is not None else None
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        keep: int = DEFAULT_KEEP,
+    ) -> None:
+        self.log = AuditLog(path, max_bytes=max_bytes, keep=keep) if path is not None else None
+        # Calls whose response is still on its way (by id: a record is not hashable), written when it lands.
+        self._pending: dict[int, CallRecord] = {}
+        self._pending_lock = threading.Lock()
         self.error: str | None = None  # why the last write failed; None while writing works
         self.listeners: list[Callable[[str | None], None]] = []  # told when `error` changes
 
     def __call__(self, record: CallRecord) -> None:
         """Write `record` if it is a tool call (also of a tool the caller may not see: a probe leaves a
-        trace), or an act on a task: a cancel, answers to its questions."""
+        trace), or an act on a task: a cancel, answers to its questions.
+
+        A call answered over HTTP whose connection tracks its response (`Delivery`) is written once
+        the response has left whole or was cut: its line says ``"delivered"``, and a response the
+        client did not receive whole is on record as such (its outcome says ``not delivered``).
+        """
         if self.log is None or record.method not in AUDITED:
             return
-        extra = {"task": record.task} if record.task is not None else {}
+        delivery = record.delivery
+        if delivery is not None and delivery.delivered is None:
+            with self._pending_lock:
+                self._pending[id(record)] = record
+            delivery.then(lambda delivered: self._settled(record, delivered))
+            return
+        self._write(record, None if delivery is None else delivery.delivered)
+
+    def _settled(self, record: CallRecord, delivered: bool) -> None:
+        with self._pending_lock:
+            waiting = self._pending.pop(id(record), None) is not None
+        if waiting:  # not yet written by `close`
+            self._write(record, delivered)
+
+    def _write(self, record: CallRecord, delivered: bool | None) -> None:
+        assert self.log is not None
+        extra: dict[str, Any] = {"task": record.task} if record.task is not None else {}
+        outcome = record.outcome
+        if delivered is not None:
+            extra["delivered"] = delivered
+            if not delivered and "client disconnected" not in outcome:
+                outcome = f"{outcome} (not delivered)" if outcome else "not delivered"
         try:
             self.log.record(
                 client=record.client,
@@ -192,7 +321,7 @@ class AuditTrail:
                 tool=record.tool,
                 arguments=record.arguments,
                 decision=record.decision,
-                outcome=record.outcome,
+                outcome=outcome,
                 is_error=record.is_error,
                 duration_ms=round(record.duration * 1000, 3),
                 protocol_version=record.protocol_version,
@@ -226,6 +355,11 @@ class AuditTrail:
                 logger.exception("audit listener failed")
 
     def close(self) -> None:
-        """Close the file; safe to call twice."""
+        """Write the calls whose delivery is still unknown (without ``"delivered"``), close the file;
+        safe to call twice."""
+        with self._pending_lock:
+            pending, self._pending = list(self._pending.values()), {}
         if self.log is not None:
+            for record in pending:
+                self._write(record, None)
             self.log.close()

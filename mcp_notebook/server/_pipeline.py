@@ -30,6 +30,8 @@ re-implements a step elsewhere; what comes next (tasks, replicas) plugs in here:
     sinks       audit log (tools/call only: `_audit.AuditTrail`), activity log
                 (`_activity.ActivityLog.keep`), the notebook's views (`ToolServer.call_listeners`)
     answer      the SDK writes the result or the error
+    delivery    the connection says whether the answer left whole (`Delivery`); the audit line of
+                a call answered over the in-kernel server's HTTP waits for it
 
 A call that becomes a task (`_tasks`: a client that supports tasks, a tool that allows them) runs
 the steps after the dispatch as a job of the server's own, and the answer is the task: the call is
@@ -65,6 +67,44 @@ logger = logging.getLogger(__name__)
 Handler = Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]
 Sink = Callable[["CallRecord"], None]
 
+DELIVERY = "mcp_notebook.delivery"
+"""The ASGI scope key of a request's `Delivery`, put there by the connection that read the request."""
+
+
+class Delivery:
+    """Whether the client received one HTTP response whole, once the connection knows.
+
+    The in-kernel server's connection (`http._connections`) settles it: delivered once the
+    response's last byte has left this process for the client's socket, not delivered when the
+    connection is lost before that (a client gone mid-body). A response still in the operating
+    system's send buffer when its client leaves counts as delivered: TCP says no more.
+    """
+
+    __slots__ = ("_then", "delivered")
+
+    def __init__(self) -> None:
+        self.delivered: bool | None = None  # None until settled
+        self._then: list[Callable[[bool], None]] = []
+
+    def settle(self, delivered: bool) -> None:
+        """Say how the response went (the first word counts) and tell those waiting for it."""
+        if self.delivered is not None:
+            return
+        self.delivered = delivered
+        then, self._then = self._then, []
+        for callback in then:
+            try:
+                callback(delivered)
+            except Exception:  # an audit write must never break the connection that settles it
+                logger.exception("delivery callback failed")
+
+    def then(self, callback: Callable[[bool], None]) -> None:
+        """Call `callback(delivered)` once settled (at once if it is)."""
+        if self.delivered is None:
+            self._then.append(callback)
+        else:
+            callback(self.delivered)
+
 
 @dataclass
 class CallRecord:
@@ -91,6 +131,8 @@ class CallRecord:
     unknown: bool = field(default=False, repr=False, compare=False)
     # A call that ran as a task: {"id", "status", "events": [[time, what], ...]} (the task's lifecycle).
     task: dict[str, Any] | None = None
+    # How its HTTP response went (a tools/call over the in-kernel server); None: nothing tells.
+    delivery: Delivery | None = field(default=None, repr=False, compare=False)
 
     @property
     def who(self) -> str:
@@ -160,6 +202,7 @@ class Call:
     def hand_off(self) -> None:
         """The call became a task: leaving the request's block does not finish it; the task's end does."""
         self._handed_off = True
+        self.record.delivery = None  # the request's answer is the task, not the call's result
 
     def finish(self, exc: BaseException | None = None) -> None:
         """Finish the record (once: a second finish does nothing) and hand it to the sinks."""
@@ -226,6 +269,7 @@ class CallPipeline:
             request_id=ctx.request_id,
             method=method,
             decision=decision,
+            delivery=delivery_of(ctx) if method == "tools/call" else None,
         )
         return Call(record, self.sinks)
 
@@ -242,6 +286,13 @@ class CallPipeline:
                 return result
 
         return observed
+
+
+def delivery_of(ctx: ServerRequestContext[Any]) -> Delivery | None:
+    """The `Delivery` of the HTTP request behind `ctx`, if its connection tracks one."""
+    scope = getattr(ctx.request, "scope", None)
+    found = scope.get(DELIVERY) if isinstance(scope, dict) else None
+    return found if isinstance(found, Delivery) else None
 
 
 def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:

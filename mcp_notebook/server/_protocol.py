@@ -140,7 +140,9 @@ class ToolServer:
         # Every request is one call of the pipeline; each finished record goes to its sinks, in order:
         # the audit log first (it writes the arguments before the activity log clips large ones), the
         # activity log, then whoever listens (the notebook's views).
-        self.audit = AuditTrail(settings.audit_path())
+        self.audit = AuditTrail(
+            settings.audit_path(), max_bytes=settings.audit_max_bytes, keep=settings.audit_keep
+        )
         self.log = ActivityLog(settings.history, max_bytes=settings.history_bytes)
         self.pipeline = CallPipeline()
         self.pipeline.sinks += [self.audit, self.log.keep]

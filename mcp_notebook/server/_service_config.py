@@ -222,6 +222,13 @@ SETTINGS: dict[str, tuple[str, str, Callable[[Any], Any], str]] = {
         lambda v: ("" if v.strip().lower() in ("", "off", "none") else v) if isinstance(v, str) else None,
         'audit = "-"',
     ),
+    "audit_max_bytes": (
+        "log.audit_max_bytes",
+        "MCP_NOTEBOOK_AUDIT_MAX_BYTES",
+        _positive_int,
+        "audit_max_bytes = 52428800",
+    ),
+    "audit_keep": ("log.audit_keep", "MCP_NOTEBOOK_AUDIT_KEEP", _positive_int, "audit_keep = 5"),
     "oauth_issuer": (
         "oauth.issuer",
         "MCP_NOTEBOOK_OAUTH_ISSUER",
@@ -452,7 +459,15 @@ def _build(
 
 
 # The settings an exported app shares with a kernel's server, read here and checked by `ServerSettings`.
-_SERVER_LIMITS = ("page_size", "result_limit", "max_output_chars", "session_idle_timeout", "max_sessions")
+_SERVER_LIMITS = (
+    "page_size",
+    "result_limit",
+    "max_output_chars",
+    "session_idle_timeout",
+    "max_sessions",
+    "audit_max_bytes",
+    "audit_keep",
+)
 
 
 def _server_settings(get: Callable[..., Any], where: Callable[[str], str]) -> ServerSettings:

@@ -28,7 +28,7 @@ from ..core._tasks import DEFAULT_TTL, check_task_ttl
 from ..core._text import t
 from ..core._tool_options import RunIn
 from ._approval import MODES, check_timeout
-from ._audit import default_audit_path
+from ._audit import DEFAULT_KEEP, DEFAULT_MAX_BYTES, default_audit_path
 from ._guardrails import server_store
 
 AuditLogSetting = str | os.PathLike[str] | Literal[False] | None
@@ -113,7 +113,13 @@ class ServerSettings:
         one record's large arguments or results are kept shortened (the call itself had them whole).
     audit_log:
         Where to append one JSON line per call (default: ``audit.jsonl`` in the user cache folder,
-        ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``"-"`` for stdout; ``False`` for none.
+        ``$MCP_NOTEBOOK_CACHE_DIR`` when set); ``"-"`` for stdout; ``False`` for none. Every kernel
+        of a user writes the same file, each line whole, under a lock on ``audit.jsonl.lock``.
+    audit_max_bytes:
+        The audit file's size limit (50 MiB by default, about 200,000 calls): a line that would
+        take it past this first rotates it to ``audit.jsonl.1`` (the older ones to ``.2`` ...).
+    audit_keep:
+        How many rotated audit files stay (5 by default); the oldest is removed.
     store:
         Where the server keeps what outlives a call: results of ``@tool(idempotency_key=True)``
         tools and large results kept behind a link, each scoped to this server and to the
@@ -157,6 +163,8 @@ class ServerSettings:
     history: int = 500
     history_bytes: int = 32 * 1024 * 1024
     audit_log: AuditLogSetting = None
+    audit_max_bytes: int = DEFAULT_MAX_BYTES
+    audit_keep: int = DEFAULT_KEEP
     store: Store | str | None = None
     idempotency_path: str | os.PathLike[str] | None = None
 
@@ -178,6 +186,8 @@ class ServerSettings:
             "max_sessions",
             "history",
             "history_bytes",
+            "audit_max_bytes",
+            "audit_keep",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -18,6 +18,7 @@ from mcp_notebook import Catalogue, ToolError, serve, set_language, tool
 from mcp_notebook.lessons import _content, ch06
 from mcp_notebook.lessons._exercise import given_code
 from mcp_notebook.server._audit import AuditLog
+from tests.conftest import until
 
 
 def test_partial_and_unreadable_classifications_say_what_is_wrong() -> None:
@@ -153,8 +154,14 @@ def test_the_lines_of_q4_are_what_the_audit_log_says(catalogue: Catalogue, tmp_p
     srv = serve(catalogue=catalogue, audit_log=log, approval_timeout=20)
     written: dict[str, dict[str, Any]] = {}
 
-    def last() -> dict[str, Any]:
-        return AuditLog.read(log)[-1]
+    lines = 0
+
+    def last(calls: int = 1) -> dict[str, Any]:
+        # A call answered over HTTP is written once its answer has left: wait for its line.
+        nonlocal lines
+        lines += calls
+        assert until(lambda: log.exists() and len(AuditLog.read(log)) >= lines)
+        return AuditLog.read(log)[lines - 1]
 
     try:
         asked(srv, outside(srv, "delete_note", {"title": "a"}), "approve")
@@ -176,7 +183,7 @@ def test_the_lines_of_q4_are_what_the_audit_log_says(catalogue: Catalogue, tmp_p
         written["own_call"] = last()
         asked(srv, outside(srv, "search_notes", {"query": "x"}))
         asked(srv, outside(srv, "search_notes", {"query": "x"}))
-        written["flood"] = last()
+        written["flood"] = last(2)
         asked(srv, outside(srv, "add_note", {"title": "e"}), "always_allow")
         written["always"] = last()
     finally:

@@ -19,7 +19,7 @@ import pytest
 
 from mcp_notebook import Catalogue, Context, serve, tool
 from mcp_notebook.server._audit import AuditLog
-from tests.conftest import INITIALIZE
+from tests.conftest import INITIALIZE, until
 from tests.security.conftest import post_modern, reply
 
 HIDDEN = ("wipe_disk", "ask_then_wipe", "delete_everything", "route_by_region")
@@ -130,7 +130,9 @@ def test_every_probe_is_in_the_audit_log(server: Any) -> None:
         post_modern(
             server, "tools/call", {"name": name, "arguments": {}}, token=server.token, claims="innocent"
         )
-    lines = AuditLog.read(server.audit_path) if server.audit_path.exists() else []
+    # Each line is on disk once its answer has left.
+    assert until(lambda: server.audit_path.exists() and len(AuditLog.read(server.audit_path)) >= 2)
+    lines = AuditLog.read(server.audit_path)
     assert [(line["tool"], line["decision"], line["outcome"], line["client"]) for line in lines] == [
         ("wipe_disk", "refused: hidden tool", "error -32602", "owner"),
         ("no_such_tool", "refused: unknown tool", "error -32602", "owner"),

@@ -19,7 +19,7 @@ import pytest
 
 from mcp_notebook import Catalogue, tool
 from mcp_notebook.server._service_log import JSONLines, TextLines
-from tests.conftest import serve_unattended
+from tests.conftest import serve_unattended, until
 from tests.security.conftest import client_as
 
 pytestmark = pytest.mark.anyio
@@ -59,6 +59,7 @@ async def test_a_clients_line_breaks_stay_inside_one_record(catalogue: Catalogue
             await client.call_tool("echo", {"text": FORGED})
             await client.call_tool("echo", {"text": BREAKS})
         srv.export_activity(exported)
+        assert until(lambda: log.read_text(encoding="utf-8").count("\n") >= 2)  # once each answer has left
         written = log.read_text(encoding="utf-8")
     finally:
         srv.stop()

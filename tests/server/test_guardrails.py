@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 import mcp_notebook
 from mcp_notebook import BatchResult, Catalogue, HandleStore, current_client, tool
 from mcp_notebook.server._audit import AuditLog
-from tests.conftest import connect, serve_unattended
+from tests.conftest import connect, serve_unattended, until
 
 pytestmark = pytest.mark.anyio
 KEY = "k-0123456789abcdef"
@@ -138,7 +138,9 @@ async def test_output_is_sanitized_and_every_call_is_audited(catalogue: Catalogu
         async with connect(srv, "legacy") as client:
             result = await client.call_tool("login", {"user": "kim", "password": "hunter2"})
             await client.call_tool("login", {"user": "kim"})
-        lines = AuditLog.read(log)  # read while the server still runs: each line is already on disk
+        # Read while the server still runs: each line is on disk once its answer has left.
+        assert until(lambda: len(AuditLog.read(log)) == 2)
+        lines = AuditLog.read(log)
     finally:
         srv.stop()
     assert result.content[0].text == "welcome kim!"  # control characters and escape sequences stripped

@@ -294,6 +294,17 @@ def test_every_request_is_finished_once_and_every_call_is_one_audit_line(
     assert list(srv.tool_server.activity) == finishes.records
     assert list(srv.tool_server.calls) == [record for record in calls if not record.unknown]
     audited = AuditLog.read(audit_path)
+    # The audit line adds what the client got: a call whose client hung up was not delivered.
     assert [(line["tool"], line["decision"], line["outcome"], line["is_error"]) for line in audited] == [
-        (record.tool, record.decision, record.outcome, record.is_error) for record in calls
+        (record.tool, record.decision, audit_outcome(record.outcome, case), record.is_error)
+        for record in calls
     ]
+    if case.__name__.startswith("hang_up"):
+        assert [line.get("delivered") for line in audited] == [False]
+
+
+def audit_outcome(outcome: str, case: Case) -> str:
+    """The outcome the audit line shows: a hang-up not already said so is marked as not delivered."""
+    if case.__name__.startswith("hang_up") and "client disconnected" not in outcome:
+        return f"{outcome} (not delivered)"
+    return outcome

@@ -19,6 +19,9 @@ nothing: the oldest connection still waiting for its client to send (never a req
 is closed to make room, or, when none is waiting, the new one is closed at once.
 
 `connection_protocol` makes uvicorn's own HTTP/1.1 protocol (h11) class enforce these.
+
+The connection also says whether each response reached its client whole (`_pipeline.Delivery`, in
+the request's scope): the audit log records a result cut mid-body (its client gone) as not delivered.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ...core._text import t
+from .._pipeline import DELIVERY, Delivery
 
 HEADER_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_HEADER_TIMEOUT"
 BODY_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_BODY_TIMEOUT"
@@ -97,6 +101,7 @@ class _LimitedConnection(H11Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         self._timer: asyncio.TimerHandle | None = None
+        self._delivering: list[Delivery] = []  # complete responses whose bytes are still leaving
         self._state: tuple[str, Any] = ("", None)
         self.waiting_since = self.loop.time()
         self._follow()
@@ -111,15 +116,53 @@ class _LimitedConnection(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
+        self._track()
         self._follow()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        delivery = _delivery(self.cycle)
+        if delivery is not None:
+            self._deliver(delivery)
+        super().on_response_complete()  # may start the next (pipelined) request's cycle
+        self._track()
         self._follow()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_timer()
+        cycle = self.cycle
+        delivery = _delivery(cycle)
+        if delivery is not None and cycle is not None and not cycle.response_complete:
+            delivery.settle(False)  # the client left before the response ended
+        # A clean close flushes what was still buffered first; an error means some of it never left.
+        self._delivered(exc is None)
         super().connection_lost(exc)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._delivering and self.transport.get_write_buffer_size() == 0:
+            self._delivered(True)
+            self.transport.set_write_buffer_limits()  # back to the default high-water mark
+
+    def _track(self) -> None:
+        """Give the request being read its `Delivery` (before its app starts: the task is only scheduled)."""
+        cycle = self.cycle
+        if cycle is not None and DELIVERY not in cycle.scope:
+            cycle.scope[DELIVERY] = Delivery()  # type: ignore[literal-required]
+
+    def _deliver(self, delivery: Delivery) -> None:
+        """The response's last byte is written: delivered once it has left this process."""
+        if self.transport.get_write_buffer_size() == 0:
+            delivery.settle(True)
+            return
+        self._delivering.append(delivery)  # after any earlier response still leaving: its bytes go first
+        # A high-water mark of 0 pauses writing now and resumes it (`resume_writing`) once the
+        # buffer is empty: the moment the whole response has been handed to the socket.
+        self.transport.set_write_buffer_limits(high=0)
+
+    def _delivered(self, delivered: bool) -> None:
+        deliveries, self._delivering = self._delivering, []
+        for delivery in deliveries:
+            delivery.settle(delivered)
 
     @property
     def waits_for_client(self) -> bool:
@@ -154,6 +197,11 @@ class _LimitedConnection(H11Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def _delivery(cycle: Any) -> Delivery | None:
+    found = cycle.scope.get(DELIVERY) if cycle is not None else None
+    return found if isinstance(found, Delivery) else None
 
 
 def connection_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
