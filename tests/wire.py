@@ -111,3 +111,6 @@ def post(
         all_headers["Authorization"] = f"Bearer {token}"
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
     return httpx2.post(url or srv.url, content=content, headers=all_headers, timeout=10)
+
+
+WIRE_ERAS = ["2025-11-25", "2026-07-28"]

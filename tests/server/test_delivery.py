@@ -17,7 +17,7 @@ import pytest
 from mcp_notebook import Catalogue, tool
 from mcp_notebook.server._audit import AuditLog
 from tests.conftest import serve_unattended, until
-from tests.server.test_faults import WIRE_ERAS, Wire, answer
+from tests.wire import WIRE_ERAS, Wire, answer
 
 SIZE = (
     8_000_000  # far more than the sockets of both ends buffer: the rest cannot leave once the client is gone

@@ -66,9 +66,8 @@ import mcp_notebook
 from mcp_notebook import Catalogue, ServerError, serve, set_language, tool
 from tests.conftest import INITIALIZE, connect, serve_unattended
 from tests.kernel import Kernel, Remote, call_from_outside, port_is_free, serve_in
-from tests.wire import ACCEPT, Wire, answer
+from tests.wire import ACCEPT, WIRE_ERAS, Wire, answer
 
-WIRE_ERAS = ["2025-11-25", "2026-07-28"]
 LIMIT_VARIABLE = "MCP_NOTEBOOK_MAX_REQUEST_BYTES"
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from mcp_notebook.cli._export import export_notebook
 from mcp_notebook.server._service_config import ServiceConfigError, load_config
-from tests.service.test_replicas import CLIENTS, connect, service_environ
+from tests.exported import CLIENTS, connect, service_environ
 from tests.services import Replica
 
 CELLS = [
