@@ -20,8 +20,11 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import anyio
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "scripts" / "_lab.py"
@@ -201,3 +204,19 @@ KERNEL_IDLE = (
     "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
 )
 """True once the notebook in front has a kernel that is ready."""
+
+
+def outside_call(remote: Any, name: str, arguments: dict[str, Any]) -> Any:
+    from tests.conftest import connect
+
+    async def main() -> Any:
+        with anyio.fail_after(90):
+            async with connect(remote, "auto") as client:
+                return await client.call_tool(name, arguments)
+
+    return anyio.run(main)
+
+
+def read_server_json(folder: Path) -> SimpleNamespace:
+    remote = json.loads((folder / "server.json").read_text())
+    return SimpleNamespace(url=remote["url"], token=remote["token"])

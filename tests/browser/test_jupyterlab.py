@@ -7,14 +7,10 @@ page, as a person would, and the client gets the tool's result. Screenshots go t
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
-import anyio
 import pytest
 
 from tests.browser.lab import (
@@ -24,10 +20,11 @@ from tests.browser.lab import (
     base_of,
     chromium,
     jupyterlab,
+    outside_call,
+    read_server_json,
     run_all,
     write_notebook,
 )
-from tests.conftest import connect
 
 pytestmark = pytest.mark.browser
 
@@ -54,20 +51,6 @@ CELLS = [
     print({READY!r})
     """,
 ]
-
-
-def outside_call(remote: Any, name: str, arguments: dict[str, Any]) -> Any:
-    async def main() -> Any:
-        with anyio.fail_after(90):
-            async with connect(remote, "auto") as client:
-                return await client.call_tool(name, arguments)
-
-    return anyio.run(main)
-
-
-def read_server_json(folder: Path) -> SimpleNamespace:
-    remote = json.loads((folder / "server.json").read_text())
-    return SimpleNamespace(url=remote["url"], token=remote["token"])
 
 
 @pytest.mark.timeout(240)

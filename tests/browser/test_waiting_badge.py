@@ -18,6 +18,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser.badge import (
+    NO_PANEL,
+    WITH_PANEL,
+    open_at_the_bottom,
+)
 from tests.browser.lab import (
     ARTIFACTS,
     NO_TOKEN,
@@ -25,53 +30,17 @@ from tests.browser.lab import (
     base_of,
     chromium,
     jupyterlab,
-    run_all,
+    outside_call,
+    read_server_json,
     write_notebook,
 )
-from tests.browser.test_jupyterlab import outside_call, read_server_json
 
 pytestmark = pytest.mark.browser
 
-READY = "server.json written"
-TOOL = '''
-from mcp_notebook import tool
-
-@tool(destructive=True)
-def wipe(table: str) -> str:
-    """Delete every row of a table."""
-    return f"wiped {table}"
-'''
 # Written then renamed, so the test never reads half a file; the token is not printed. The time the
 # server asks a person is written down too, to measure how soon the badge shows it.
-WRITE_SERVER_JSON = f"""
-import json, os, time
-
-def note_the_time(request):
-    with open("asked.tmp", "w") as f:
-        f.write(repr(time.time()))
-    os.replace("asked.tmp", "asked")
-
-srv.approval.listeners.append(note_the_time)
-with open("server.json.tmp", "w") as f:
-    json.dump({{"url": srv.url, "token": srv.token}}, f)
-os.replace("server.json.tmp", "server.json")
-print({READY!r})
-"""
 # Screens of notebook below the server's cell, where the person is when the call comes.
-BELOW = [f'print("\\n".join(["part {n}: more of the notebook"] * 8))' for n in range(20)]
-WITH_PANEL = ["%load_ext mcp_notebook", TOOL, "srv = %mcp_serve", WRITE_SERVER_JSON, *BELOW]
-NO_PANEL = [TOOL, "import mcp_notebook\nsrv = mcp_notebook.serve()", WRITE_SERVER_JSON, *BELOW]
 APPEARS_WITHIN = 1.0  # seconds from the server's request to the badge on the page
-
-
-def open_at_the_bottom(page: Any, base: str, name: str) -> Any:
-    """Run the notebook and read its last screen, as a person would; the output areas' locator."""
-    outputs = run_all(page, base, name)
-    outputs.filter(has_text=READY).wait_for(timeout=90 * SECONDS)
-    last = outputs.filter(has_text="part 19")
-    last.wait_for(timeout=90 * SECONDS)
-    last.scroll_into_view_if_needed()
-    return outputs
 
 
 def seen_from_afar(page: Any, pool: Any, folder: Path) -> Any:

@@ -14,8 +14,6 @@ import itertools
 import json
 import math
 import queue
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -42,6 +40,7 @@ from mcp_notebook.core._store_memory import MemoryStore
 from mcp_notebook.core._store_redis import RedisStore
 from mcp_notebook.core._store_sqlite import SQLiteStore
 from tests.conftest import until
+from tests.core.conftest import Child
 from tests.services import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -207,49 +206,6 @@ def join(threads: list[threading.Thread]) -> None:
     for thread in threads:
         thread.join(30)
         assert not thread.is_alive(), "a run never finished"
-
-
-class Child:
-    """A process on the same store (`tests.core.store_process`), read line by line."""
-
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.core.store_process", *args],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def line(self) -> str:
-        line = self.lines.get(timeout=60)
-        if line is None:
-            assert self.process.stderr is not None
-            raise AssertionError(f"the process ended: {self.process.stderr.read()}")
-        return line
-
-    def send(self, text: str = "") -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(text + "\n")
-        self.process.stdin.flush()
-
-    def finish(self) -> int:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        code = self.process.wait(timeout=60)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
-        return code
 
 
 class TestStoreContract:

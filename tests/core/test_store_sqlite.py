@@ -15,7 +15,7 @@ from mcp_notebook.core._store import IDEMPOTENCY, ClaimStatus, Scope, StoreError
 from mcp_notebook.core._store_memory import MemoryStore
 from mcp_notebook.core._store_sqlite import SQLiteStore
 from mcp_notebook.core._store_url import open_store, store_opener
-from tests.core.test_store_contract import Child
+from tests.core.conftest import Child
 
 SCOPE = Scope("shop", "alice", "orders_create", "v1")  # the scope tests.core.store_process uses
 KEY = "k-0123456789abcdef"

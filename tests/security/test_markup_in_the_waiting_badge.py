@@ -19,9 +19,17 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.browser.lab import ARTIFACTS, NO_TOKEN, SECONDS, base_of, chromium, jupyterlab, write_notebook
-from tests.browser.test_jupyterlab import read_server_json
-from tests.browser.test_waiting_badge import NO_PANEL, open_at_the_bottom
+from tests.browser.badge import NO_PANEL, open_at_the_bottom
+from tests.browser.lab import (
+    ARTIFACTS,
+    NO_TOKEN,
+    SECONDS,
+    base_of,
+    chromium,
+    jupyterlab,
+    read_server_json,
+    write_notebook,
+)
 from tests.security.conftest import client_as
 
 pytestmark = pytest.mark.browser

@@ -27,10 +27,10 @@ from tests.browser.lab import (
     base_of,
     chromium,
     jupyterlab,
+    read_server_json,
     run_all,
     write_notebook,
 )
-from tests.browser.test_jupyterlab import read_server_json
 from tests.conftest import connect
 
 pytestmark = pytest.mark.browser
