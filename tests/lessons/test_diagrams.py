@@ -1,5 +1,6 @@
 """Where people would rather look than read, a chapter draws: host/client/server (00), discovery and
-call (01), the two error layers (04), the two eras (08), where a hostile server's attacks come in (10), as Mermaid in a Markdown cell, which
+call (01), the two error layers (04), the two eras (08), where a hostile server's attacks come in (10),
+authorization (11), as Mermaid in a Markdown cell, which
 JupyterLab (4.1 and later) and GitHub render. Each committed notebook, in both languages, holds its
 diagram, and the diagram shows what it is there for.
 """
@@ -26,6 +27,10 @@ DIAGRAMS = {
         ("2025-11-25", "2026-07-28", "Mcp-Session-Id", "server/discover", "subscriptions/listen"),
     ),
     "10_threats": ("flowchart", ("tools/list", "tools/call", "resources/read")),
+    "11_authorization": (
+        "sequenceDiagram",
+        ("401", "oauth-protected-resource", "authorization_servers", "code_challenge", "resource", "aud"),
+    ),
 }
 CASES = [
     pytest.param(language, file, id=f"{language}/{file}") for language in ("ko", "en") for file in DIAGRAMS
