@@ -217,17 +217,10 @@ def test_each_answer_of_the_classification_is_what_the_app_answers(
 
 
 # -- the tool exercise is judged by the app ------------------------------------------------------------
-@pytest.fixture
-def notebook(servers: tuple[Any, Any]) -> Iterator[InteractiveShell]:
-    import mcp_notebook
-
-    shell = InteractiveShell.instance()
-    server = mcp_notebook.serve()
+def given(notebook: InteractiveShell) -> None:
+    """The chapter's set-up before q4, as the learner's notebook has run it."""
     prelude = "from mcp_notebook import tool\n" + given_code(chapter_data("11")["q4"]["given"], "ko")
-    assert shell.run_cell(prelude).success
-    yield shell
-    server.stop()
-    mcp_notebook.default_catalogue.clear()
+    assert notebook.run_cell(prelude, silent=True).success
 
 
 LENIENT = '''
@@ -248,8 +241,9 @@ def token_verdict(iss: str, aud: str, exp: int, scope: str) -> Verdict:
 
 
 def test_a_tool_more_lenient_than_the_app_is_refused_with_the_app_s_answer(
-    notebook: InteractiveShell,
+    servers: tuple[Any, Any], notebook: InteractiveShell
 ) -> None:
+    given(notebook)
     assert notebook.run_cell(LENIENT).success
     found = [repr(ch11.q4.check(seed=seed)) for seed in range(4)]
     refused = [shown for shown in found if "✘" in shown]
@@ -259,8 +253,39 @@ def test_a_tool_more_lenient_than_the_app_is_refused_with_the_app_s_answer(
     assert "check(seed=" in refused[0]
 
 
-def test_the_model_answer_agrees_with_the_app_on_drawn_tokens(notebook: InteractiveShell) -> None:
+def test_the_model_answer_agrees_with_the_app_on_drawn_tokens(
+    servers: tuple[Any, Any], notebook: InteractiveShell
+) -> None:
+    given(notebook)
     assert notebook.run_cell(ch11.q4.solution_code()).success
     feedback = ch11.q4.check(seed=7)
     assert feedback.correct, repr(feedback)
     assert ch11.q4.verdict is not None and ch11.q4.verdict.calls >= 30 + len(ch11.q4.judge.examples)
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_the_model_answer_is_described_and_bounded_and_every_token_the_checker_sends_fits(
+    servers: tuple[Any, Any], notebook: InteractiveShell, language: str
+) -> None:
+    import random
+
+    import jsonschema
+
+    import mcp_notebook
+
+    authority, app = servers
+    given(notebook)
+    assert notebook.run_cell(chapter_data("11")["q4"]["solution"][language]).success
+    schema = next(t for t in mcp_notebook.list_tools() if t["name"] == "token_verdict")["inputSchema"]
+    fields = schema["properties"]
+    assert all(fields[name].get("description") for name in ("iss", "aud", "exp", "scope"))
+    assert (fields["exp"]["minimum"], fields["exp"]["maximum"]) == (0, 4_102_444_800)
+    assert fields["scope"]["maxLength"] == 1000
+    # The bounds the question states hold every token the checker sends: a learner who writes them
+    # is never refused for a value the app would have answered.
+    places = {"$ISSUER": authority.issuer, "$RESOURCE": app.url}
+    sent = [{k: places.get(v, v) for k, v in example.items()} for example in ch11.q4.judge.examples]
+    rng = random.Random(0)
+    sent += [ch11.draw_claims(rng, authority.issuer, app.url) for _ in range(2000)]
+    for claims in sent:
+        jsonschema.validate(claims, schema)
