@@ -46,7 +46,9 @@ from ._exercise import Exercise, Feedback
 from ._progress import progress_path, read_progress, record_progress
 from ._toolcheck import Param, Probe, ToolExercise
 
-CHAPTERS = ("ch00", "ch01", "ch01b", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10")
+CHAPTERS = (
+    "ch00", "ch01", "ch01b", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "ch11",
+)  # fmt: skip
 """Chapter modules with exercises, in order."""
 
 __all__ = [

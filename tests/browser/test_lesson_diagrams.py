@@ -1,5 +1,6 @@
 """The lessons' Mermaid diagrams are drawn in JupyterLab (4.1 and later render ```mermaid fences in
-Markdown cells), not left as code: each chapter that draws, in both languages, shows an SVG diagram."""
+Markdown cells), not left as code: each diagram of each chapter that draws, in both languages, shows
+as an SVG diagram."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.lab import ARTIFACTS, ROOT, SECONDS, base_of, chromium, jupyterlab
-from tests.lessons.test_diagrams import DIAGRAMS
+from tests.lessons.test_diagrams import DIAGRAMS, drawn_in
 
 pytestmark = pytest.mark.browser
 
@@ -17,13 +18,15 @@ pytestmark = pytest.mark.browser
 NO_AUTOSAVE = {"@jupyterlab/docmanager-extension:plugin": {"autosave": False}}
 KINDS = {"flowchart": "flowchart", "sequenceDiagram": "sequence"}
 """How Mermaid marks each kind of diagram it draws (``aria-roledescription``: ``flowchart-v2`` ...)."""
-SHOW_DIAGRAM = """(path) => {
+SHOW_DIAGRAM = """([path, nth]) => {
     const widget = window.jupyterapp.shell.currentWidget;
     if (widget?.context?.path !== path || !widget.content.widgets.length) return false;
     const notebook = widget.content;
-    const index = notebook.widgets.findIndex(
-        cell => cell.model.type === 'markdown' && cell.model.sharedModel.getSource().includes('```mermaid'));
-    if (index < 0) return false;
+    const drawing = notebook.widgets
+        .map((cell, index) => [cell, index])
+        .filter(([cell]) => cell.model.type === 'markdown' && cell.model.sharedModel.getSource().includes('```mermaid'));
+    if (drawing.length <= nth) return false;
+    const index = drawing[nth][1];
     notebook.activeCellIndex = index;
     notebook.widgets[index].node.scrollIntoView({block: 'start'});
     const drawn = notebook.widgets[index].node.querySelector(
@@ -32,9 +35,10 @@ SHOW_DIAGRAM = """(path) => {
     const kind = decodeURIComponent(drawn.src).match(/aria-roledescription="([^"]+)"/);
     return kind ? kind[1] : 'unknown';
 }"""
-"""Once the notebook `path` is in front, scrolls its first diagram into view (JupyterLab draws what is
-on screen) and gives Mermaid's mark of the drawing. JupyterLab shows a drawn diagram as an SVG image;
-a fence Mermaid cannot parse shows an error instead, and no image."""
+"""Once the notebook `path` is in front, scrolls the Markdown cell of its diagram `nth` (from 0; one
+diagram a cell) into view (JupyterLab draws what is on screen) and gives Mermaid's mark of the
+drawing. JupyterLab shows a drawn diagram as an SVG image; a fence Mermaid cannot parse shows an
+error instead, and no image."""
 
 
 @pytest.mark.timeout(420)
@@ -54,9 +58,11 @@ def test_each_lesson_diagram_is_drawn_in_jupyterlab(tmp_path: Path) -> None:
             page.goto(url, timeout=60 * SECONDS)  # the printed URL logs the browser in
             for name in notebooks:
                 page.goto(f"{base_of(url)}/lab/tree/{name}?reset", timeout=60 * SECONDS)
-                kind = page.wait_for_function(SHOW_DIAGRAM, arg=name, timeout=60 * SECONDS).json_value()
-                assert kind.startswith(KINDS[DIAGRAMS[Path(name).stem][0]]), (name, kind)
-                page.screenshot(path=ARTIFACTS / f"lesson-diagram-{name.replace('/', '-')}.png")
+                for nth, (expected, _) in enumerate(drawn_in(Path(name).stem)):
+                    shown = page.wait_for_function(SHOW_DIAGRAM, arg=[name, nth], timeout=60 * SECONDS)
+                    kind = shown.json_value()
+                    assert kind.startswith(KINDS[expected]), (name, nth, kind)
+                    page.screenshot(path=ARTIFACTS / f"lesson-diagram-{name.replace('/', '-')}-{nth + 1}.png")
         except BaseException:
             page.screenshot(path=ARTIFACTS / "lesson-diagram-failure.png")
             print(lab.tail(), file=sys.stderr)

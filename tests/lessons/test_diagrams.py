@@ -1,7 +1,8 @@
 """Where people would rather look than read, a chapter draws: host/client/server (00), discovery and
-call (01), the two error layers (04), the two eras (08), where a hostile server's attacks come in (10), as Mermaid in a Markdown cell, which
-JupyterLab (4.1 and later) and GitHub render. Each committed notebook, in both languages, holds its
-diagram, and the diagram shows what it is there for.
+call (01), the two error layers (04), the two eras (08), where a hostile server's attacks come in (10),
+authorization (11: the OAuth flow, then how the app decides on one token), as Mermaid in a Markdown
+cell, which JupyterLab (4.1 and later) and GitHub render. Each committed notebook, in both languages,
+holds its diagrams, and each diagram shows what it is there for.
 """
 
 from __future__ import annotations
@@ -26,9 +27,29 @@ DIAGRAMS = {
         ("2025-11-25", "2026-07-28", "Mcp-Session-Id", "server/discover", "subscriptions/listen"),
     ),
     "10_threats": ("flowchart", ("tools/list", "tools/call", "resources/read")),
+    "11_authorization": (
+        "sequenceDiagram",
+        ("401", "oauth-protected-resource", "authorization_servers", "code_challenge", "resource", "aud"),
+    ),
 }
+LATER = {
+    # notebook: the diagrams after the first, in the order the notebook draws them
+    "11_authorization": (
+        ("flowchart", ("invalid_token", "insufficient_scope", "aud", "exp", "scope", "JWKS")),
+    ),
+}
+
+
+def drawn_in(file: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Every diagram the notebook `file` draws, in order: its kind and what it must show."""
+    return [DIAGRAMS[file], *LATER.get(file, ())]
+
+
 CASES = [
-    pytest.param(language, file, id=f"{language}/{file}") for language in ("ko", "en") for file in DIAGRAMS
+    pytest.param(language, file, index, id=f"{language}/{file}" + (f"#{index + 1}" if index else ""))
+    for language in ("ko", "en")
+    for file in DIAGRAMS
+    for index in range(len(drawn_in(file)))
 ]
 
 
@@ -45,11 +66,14 @@ def mermaid_blocks(path: Path) -> list[str]:
     return blocks
 
 
-@pytest.mark.parametrize(("language", "file"), CASES)
-def test_each_chapter_that_draws_has_its_mermaid_diagram(language: str, file: str) -> None:
-    kind, shown = DIAGRAMS[file]
+@pytest.mark.parametrize(("language", "file", "index"), CASES)
+def test_each_chapter_that_draws_has_its_mermaid_diagram(language: str, file: str, index: int) -> None:
+    kind, shown = drawn_in(file)[index]
     blocks = mermaid_blocks(ROOT / "notebooks" / language / f"{file}.ipynb")
-    drawn = [block for block in blocks if block.lstrip().startswith(kind)]
-    assert drawn, f"{language}/{file}: no ```mermaid {kind} in a Markdown cell"
-    missing = [word for word in shown if not any(word in block for block in drawn)]
-    assert not missing, f"{language}/{file}: the diagram does not show {missing}"
+    assert len(blocks) > index, (
+        f"{language}/{file}: {len(blocks)} ```mermaid blocks, diagram {index + 1} missing"
+    )
+    block = blocks[index]
+    assert block.lstrip().startswith(kind), f"{language}/{file}: diagram {index + 1} is no ```mermaid {kind}"
+    missing = [word for word in shown if word not in block]
+    assert not missing, f"{language}/{file}: diagram {index + 1} does not show {missing}"

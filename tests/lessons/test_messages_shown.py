@@ -24,7 +24,7 @@ import pytest
 from mcp_notebook.lessons import _content
 
 ROOT = Path(__file__).parents[2]
-CHAPTERS = ("00", "01", "01b", "02", "03", "04", "05", "06", "07", "08", "09")
+CHAPTERS = ("00", "01", "01b", "02", "03", "04", "05", "06", "07", "08", "09", "11")
 
 EXPLAINED: dict[str, tuple[str, ...]] = {
     # English message as the wire or a library shows it -> Korean words, any of which explains it
@@ -48,6 +48,11 @@ EXPLAINED: dict[str, tuple[str, ...]] = {
     "Additional properties are not allowed": ("허용되지 않은 속성",),
     "Input validation error": ("입력 검증 오류",),
     "Validation failed": ("검증 실패",),
+    # an exported app's OAuth refusals (error_description), chapter 11
+    "was not issued for this resource": ("대상이 다른",),
+    "the access token has expired": ("만료된 토큰",),
+    "the access token lacks the scope": ("스코프가 모자란",),
+    "was not issued by the expected authorization server": ("믿는 발급자가 아닌",),
 }
 
 

@@ -79,7 +79,7 @@ def test_the_check_refuses_the_wrong_variants_of_its_model_answer(
 
 
 def test_the_code_exercises_are_found_from_the_data() -> None:
-    assert {"00.q5", "01.q7", "01b.q1", "02.q5", "03.q5", "08.q8", "09.q4"} <= set(EXERCISES)
+    assert {"00.q5", "01.q7", "01b.q1", "02.q5", "03.q5", "08.q8", "09.q4", "11.q4"} <= set(EXERCISES)
     # A client configuration, a raw request and the whole server are not answered with one definition.
     assert not {"07.q2", "08.q1", "09.q5"} & set(EXERCISES)
     assert set(EXERCISES) >= FIXED_PROBES, "a key of FIXED_PROBES that is no code exercise"
