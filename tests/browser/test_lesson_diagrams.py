@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.lab import ARTIFACTS, ROOT, SECONDS, base_of, chromium, jupyterlab
-from tests.lessons.test_diagrams import DIAGRAMS, drawn_in
+from tests.lessons.cases import DIAGRAMS, drawn_in
 
 pytestmark = pytest.mark.browser
 

@@ -20,13 +20,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook.lessons import Classification, Exercise, MultipleChoice, _content
 from mcp_notebook.lessons._exercise import given_code
-
-CODE_PRELUDE = (
-    "from typing import Annotated, Literal\n"
-    "from pydantic import Field\n"
-    "from mcp_notebook import Context, ToolError, prompt, resource, tool\n"
-)
-"""What the notebook has imported when a learner answers (a case may import it again)."""
+from tests.lessons.cases import CODE_PRELUDE
 
 
 def exercise_of(chapter: str, name: str) -> Exercise:

@@ -20,7 +20,7 @@ from mcp_notebook.lessons._outcomes import Comparison, Outcome, Rules
 from mcp_notebook.lessons._reference import Reference
 from mcp_notebook.lessons._toolcheck import ToolExercise
 from mcp_notebook.lessons.ch08 import reads_as_done
-from tests.lessons.test_answers import CODE_PRELUDE
+from tests.lessons.cases import CODE_PRELUDE
 
 SCHEMA = {
     "type": "object",

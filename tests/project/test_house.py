@@ -104,3 +104,25 @@ def test_each_test_module_sits_in_the_folder_of_what_it_tests() -> None:
         and folder.name not in subpackages | CROSS_CUTTING
     )
     assert unknown == [], f"test folders named after no subpackage: {unknown}"
+
+
+def test_no_test_module_imports_another() -> None:
+    # A test module imported by another runs its module-level set-up twice and ties two files'
+    # changes together; what tests share lives in helper modules (tests/exported.py, wire.py, ...).
+    tests = Path(__file__).resolve().parents[1]
+    imports = []
+    for path in sorted(tests.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            imports += [
+                f"{path.relative_to(tests.parent)} imports {name}"
+                for name in names
+                if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_")
+            ]
+    assert imports == [], "move what they share into a helper module:\n" + "\n".join(imports)
