@@ -23,7 +23,7 @@ from mcp_notebook import AuditLogWarning, Catalogue, tool
 from mcp_notebook.client._configs import CLIENTS, client_config, config_usage
 from mcp_notebook.core._guards import REDACTED, looks_secret, redact, redact_text
 from mcp_notebook.server._audit import AuditLog
-from tests.conftest import connect, serve_unattended
+from tests.conftest import connect, serve_unattended, until
 from tests.headless import Headless, write_notebook
 
 pytestmark = pytest.mark.anyio
@@ -161,8 +161,9 @@ async def test_a_failed_audit_write_is_reported_once_and_shown_until_it_recovers
         srv.tool_server.audit.log = AuditLog(tmp_path / "audit.jsonl")
         async with connect(srv, "auto") as client:
             await client.call_tool("connect_db", {"dsn": "x", "note": "y"})
-        assert srv.audit_error is None
-        assert "Audit log not written" not in panel.header.value
+        # The call's line is written once its answer has left (the audit says what the client got).
+        assert until(lambda: srv.audit_error is None)
+        assert until(lambda: "Audit log not written" not in panel.header.value)
     finally:
         srv.stop()
         panel.close()
