@@ -52,8 +52,25 @@ class Recorder:
             def get_description(self) -> str:
                 return "on while a test listens"
 
+        class Switching(trace.Tracer):
+            """While no test listens, a span is what it is with no provider at all: the caller's
+            context passes through and no trace starts, so no other test's requests carry one."""
+
+            def __init__(self, real: trace.Tracer) -> None:
+                self.real, self.off = real, trace.NoOpTracer()
+
+            def start_span(self, *args: Any, **kwargs: Any) -> Any:
+                return (self.real if recorder.on else self.off).start_span(*args, **kwargs)
+
+            def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+                return (self.real if recorder.on else self.off).start_as_current_span(*args, **kwargs)
+
+        class Provider(TracerProvider):
+            def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+                return Switching(super().get_tracer(*args, **kwargs))
+
         self.exporter = InMemorySpanExporter()
-        provider = TracerProvider(sampler=Switch())
+        provider = Provider(sampler=Switch())
         provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         trace.set_tracer_provider(provider)
         self.tracer = trace.get_tracer("tests")

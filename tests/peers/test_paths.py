@@ -134,8 +134,21 @@ class Peer:
     seen: Seen
 
 
+TRACE_CONTEXT = ("traceparent", "tracestate", "baggage")
+"""W3C trace context in ``_meta`` (SEP-414): each hop's own span, so it differs by path when traces are on."""
+
+
 def dump(model: Any) -> Any:
-    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    """What a client was sent, less the trace context each hop stamps on it (see `TRACE_CONTEXT`)."""
+    dumped = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    meta = dumped.get("_meta") if isinstance(dumped, dict) else None
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if k not in TRACE_CONTEXT}
+        if kept:
+            dumped["_meta"] = kept
+        else:
+            del dumped["_meta"]
+    return dumped
 
 
 # -- the servers and clients of the module ------------------------------------------------------------
@@ -563,6 +576,7 @@ VARYING = (
     "pollInterval",
     "pollIntervalMs",
     types.SERVER_INFO_META_KEY,
+    *TRACE_CONTEXT,
 )
 
 
