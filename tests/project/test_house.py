@@ -126,3 +126,16 @@ def test_no_test_module_imports_another() -> None:
                 if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_")
             ]
     assert imports == [], "move what they share into a helper module:\n" + "\n".join(imports)
+
+
+def test_no_class_in_the_server_is_longer_than_300_lines() -> None:
+    # A server class past a few screens has become the orchestrator of everything again: the call
+    # pipeline is small steps (server/_call_*.py), each a class or function of its own.
+    server = Path(mcp_notebook.__file__).parent / "server"
+    too_long = [
+        f"{path.relative_to(server.parent.parent)}:{node.lineno} {node.name} ({lines} lines)"
+        for path in sorted(server.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and (lines := node.end_lineno - node.lineno + 1) > 300  # type: ignore[operator]
+    ]
+    assert too_long == [], "server classes over 300 lines:\n" + "\n".join(too_long)
