@@ -24,7 +24,7 @@ import pytest
 from mcp_notebook.lessons import _content
 
 ROOT = Path(__file__).parents[2]
-CHAPTERS = ("00", "01", "01b", "02", "03", "04", "05", "06", "07", "08", "09", "11")
+CHAPTERS = ("00", "01", "01b", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11")
 
 EXPLAINED: dict[str, tuple[str, ...]] = {
     # English message as the wire or a library shows it -> Korean words, any of which explains it
