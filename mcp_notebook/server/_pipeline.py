@@ -288,11 +288,15 @@ class CallPipeline:
         return observed
 
 
-def delivery_of(ctx: ServerRequestContext[Any]) -> Delivery | None:
-    """The `Delivery` of the HTTP request behind `ctx`, if its connection tracks one."""
-    scope = getattr(ctx.request, "scope", None)
+def delivery_in(scope: Any) -> Delivery | None:
+    """The `Delivery` a connection put in an ASGI `scope`, if it tracks one."""
     found = scope.get(DELIVERY) if isinstance(scope, dict) else None
     return found if isinstance(found, Delivery) else None
+
+
+def delivery_of(ctx: ServerRequestContext[Any]) -> Delivery | None:
+    """The `Delivery` of the HTTP request behind `ctx`, if its connection tracks one."""
+    return delivery_in(getattr(ctx.request, "scope", None))
 
 
 def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:

@@ -36,7 +36,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ...core._text import t
-from .._pipeline import DELIVERY, Delivery
+from .._pipeline import DELIVERY, Delivery, delivery_in
 
 HEADER_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_HEADER_TIMEOUT"
 BODY_TIMEOUT_VARIABLE = "MCP_NOTEBOOK_BODY_TIMEOUT"
@@ -200,8 +200,7 @@ class _LimitedConnection(H11Protocol):
 
 
 def _delivery(cycle: Any) -> Delivery | None:
-    found = cycle.scope.get(DELIVERY) if cycle is not None else None
-    return found if isinstance(found, Delivery) else None
+    return delivery_in(cycle.scope) if cycle is not None else None
 
 
 def connection_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
