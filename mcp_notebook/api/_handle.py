@@ -184,18 +184,10 @@ class ServerHandle:
         if name not in CLIENTS:
             return client_config(name, self.url, None)  # raises the error that lists the known clients
         through = self._through(via, jupyter_url)
-        if isinstance(through, HubLocation):
-            text = client_config(
-                name, through.mcp_url(self.name), TOKEN_PLACEHOLDER, server_name=server_name, remote=False
-            )
-            return f"{through.note()}\n\n{text}"
         if through is not None:
+            placeholder = TOKEN_PLACEHOLDER if isinstance(through, HubLocation) else JUPYTER_TOKEN_PLACEHOLDER
             text = client_config(
-                name,
-                through.mcp_url(self.name),
-                JUPYTER_TOKEN_PLACEHOLDER,
-                server_name=server_name,
-                remote=False,
+                name, through.mcp_url(self.name), placeholder, server_name=server_name, remote=False
             )
             return f"{through.note()}\n\n{text}"
         who = identity if identity is not None else name
