@@ -11,10 +11,7 @@ Jupyter extension's path is tests/jupyter/test_tracing.py.
 from __future__ import annotations
 
 import contextlib
-import queue
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.headless import headless
 from tests.tracing import BODY, TOOL_SOURCE, Recorder, lineage, read_spans, recording, span_environment
 
 pytestmark = [pytest.mark.anyio]
@@ -79,43 +77,15 @@ def one_trace(spans: list[dict[str, Any]], *through: str) -> list[dict[str, Any]
 
 
 @contextlib.contextmanager
-def headless(notebook: Path, spans_file: Path) -> Iterator[str]:
-    """``mcp-notebook serve NB --port 0``; yields its URL (the one line on its stdout)."""
-    stderr = (notebook.parent / "serve.stderr").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcp_notebook.cli",
-            "serve",
-            str(notebook),
-            "--port",
-            "0",
-            "--approval",
-            "auto",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        env=environment(spans_file),
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    stdout = process.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
+def served_at(notebook: Path, spans_file: Path) -> Iterator[str]:
+    """``mcp-notebook serve NB --port 0`` writing its spans to `spans_file`; yields its URL."""
+    with headless(notebook, "--port", "0", "--approval", "auto", env=environment(spans_file)) as served:
+        url = served.line(timeout=180).strip()
+        assert url.startswith("http://"), served.stderr
         try:
-            url = lines.get(timeout=180).strip()
-        except queue.Empty:
-            url = ""
-        assert url.startswith("http://"), (notebook.parent / "serve.stderr").read_text()
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-        stdout.close()
-        stderr.close()
+            yield url
+        finally:
+            served.stop()  # SIGTERM: the process ends what it has open, its spans written
 
 
 @pytest.mark.kernel
@@ -134,7 +104,7 @@ async def test_serve_stdio_keeps_the_callers_trace(recorder: Recorder, tmp_path:
 async def test_the_bridge_keeps_the_callers_trace(recorder: Recorder, tmp_path: Path) -> None:
     spans_file = tmp_path / "spans.jsonl"
     notebook = write_notebook(tmp_path)
-    with headless(notebook, spans_file) as url, (tmp_path / "bridge.stderr").open("w") as errlog:
+    with served_at(notebook, spans_file) as url, (tmp_path / "bridge.stderr").open("w") as errlog:
         assert (
             await call_in_span(recorder, stdio_client(cli(spans_file, "bridge", url), errlog=errlog)) == "hi"
         )
