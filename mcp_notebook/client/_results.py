@@ -86,7 +86,10 @@ class CallResult:
         # keep their plain reprs.
         if self.app is None:
             return None
-        return self.view()._repr_mimebundle_(**kwargs)
+        bundle = self.view()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # ipywidgets cuts a widget's text/plain at 110 characters
+            bundle["text/plain"] = self.__repr__()
+        return bundle
 
     def __repr__(self) -> str:
         label = t("result.error_label") if self.is_error else t("result.ok_label")
@@ -105,6 +108,8 @@ class CallResult:
         parts = [
             f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>'
         ]
+        if self.from_app:
+            parts.append(f"<div><i>{html.escape(t('app.called_by', uri=self.from_app))}</i></div>")
         parts.extend(block_html(block) for block in self.content)
         parts.extend(result_html(self.raw))
         if self.app is not None:

@@ -8,6 +8,7 @@ picks and prints ``PORT <n>`` first. Its tools:
              what it saw into its own page (``#input``, ``#result``, ``#refreshed``).
 ``refresh``  ``visibility: ["app"]``, bound to the same app.
 ``secret``   ``visibility: ["model"]``: no app may call it.
+``plain``    no app: says whether the client declared the extension.
 ``hostile``  bound to ``ui://hostile/app.html``: a script that tries to reach the page it is shown
              in, navigate it, fetch the ``target`` it is called with (another origin) and read
              cookies, and writes each outcome
@@ -152,6 +153,12 @@ apps.add_html_resource(
     permissions=ResourcePermissions(camera={}, microphone={}),
 )
 server = MCPServer("apps", extensions=[apps])
+
+
+@server.tool()
+def plain(ctx: Context) -> str:
+    """A tool with no app; says whether the client declared Apps."""
+    return f"plain, apps={client_supports_apps(ctx)}"
 
 
 def serve_http() -> None:
