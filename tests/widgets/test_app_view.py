@@ -83,7 +83,9 @@ def test_an_app_tool_call_goes_through_approval_and_is_marked_as_the_apps() -> N
     pending.approve_button.click()
     result = pending.result(30)
     assert result.from_app == "ui://weather/app.html" and result.app is None
-    assert repr(result).splitlines()[1] == "Called by the app ui://weather/app.html (approved at the notebook)"
+    assert (
+        repr(result).splitlines()[1] == "Called by the app ui://weather/app.html (approved at the notebook)"
+    )
     assert view.answers[-1]["id"] == 7
     assert view.answers[-1]["result"]["content"] == [{"type": "text", "text": "fresh Busan 22"}]
     assert view.calls[-1]["outcome"] == "approved"
@@ -94,7 +96,10 @@ def test_a_denied_app_call_is_answered_with_an_error() -> None:
     ask(view, 8, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
     view.pending[-1].deny_button.click()
     assert view.answers == [
-        {"id": 8, "error": {"code": -32000, "message": "The person at the notebook denied the call of refresh."}}
+        {
+            "id": 8,
+            "error": {"code": -32000, "message": "The person at the notebook denied the call of refresh."},
+        }
     ]
     assert view.calls[-1]["outcome"] == "denied"
 
