@@ -1,7 +1,8 @@
 """An MCP server with apps, built on the SDK's own Apps extension (``mcp.server.apps``), not this package.
 
 ``python apps.py`` serves stdio; ``python apps.py --http`` serves Streamable HTTP on a port the OS
-picks and prints ``PORT <n>`` first. Its tools:
+picks and prints ``PORT <n>`` first; ``--official PATH`` adds the ``official`` tool, bound to the app
+in the HTML file at PATH. Its tools:
 
 ``weather``  bound to ``ui://weather/app.html``: an app that shows the tool's input and result it
              is sent, calls ``refresh`` (an app-only tool) when its button is clicked, and writes
@@ -160,6 +161,23 @@ apps.add_html_resource(
     ),
     permissions=ResourcePermissions(camera={}, microphone={}),
 )
+
+
+def add_official(path: str) -> None:
+    """``official``: a tool bound to ``ui://official/app.html``, the HTML file at `path` (an app
+    built on the npm package's `App`, made by the test that starts this server)."""
+    with open(path, encoding="utf-8") as file:
+        apps.add_html_resource("ui://official/app.html", file.read())
+
+    @apps.tool(
+        resource_uri="ui://official/app.html", description="The weather, in the official App."
+    )
+    def official(ctx: Context, city: str) -> dict[str, object]:
+        return {"city": city, "celsius": 19, "apps": client_supports_apps(ctx)}
+
+
+if "--official" in sys.argv:
+    add_official(sys.argv[sys.argv.index("--official") + 1])
 server = MCPServer("apps", extensions=[apps])
 
 
