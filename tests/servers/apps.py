@@ -169,9 +169,7 @@ def add_official(path: str) -> None:
     with open(path, encoding="utf-8") as file:
         apps.add_html_resource("ui://official/app.html", file.read())
 
-    @apps.tool(
-        resource_uri="ui://official/app.html", description="The weather, in the official App."
-    )
+    @apps.tool(resource_uri="ui://official/app.html", description="The weather, in the official App.")
     def official(ctx: Context, city: str) -> dict[str, object]:
         return {"city": city, "celsius": 19, "apps": client_supports_apps(ctx)}
 
