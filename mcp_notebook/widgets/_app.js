@@ -193,6 +193,16 @@ function render({ model, el }) {
     }
   }
 
+  // JupyterLab's theme is switched on the page's body: tell the app, as the spec's context change.
+  let shownTheme = theme();
+  const themeWatch = new MutationObserver(() => {
+    if (theme() !== shownTheme) {
+      shownTheme = theme();
+      if (initialized) post({ method: "ui/notifications/host-context-changed", params: { theme: shownTheme } });
+    }
+  });
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+
   model.on("msg:custom", fromKernel);
   model.on("change:srcdoc", draw);
   model.on("change:allow", draw); // a permission applies to a document loaded after it
@@ -201,6 +211,9 @@ function render({ model, el }) {
   draw();
   showNotes();
   return () => {
+    // The spec asks the host to say so before the frame goes; the frame goes with the view at once.
+    if (initialized) post({ id: `teardown-${generation}`, method: "ui/resource-teardown", params: { reason: "view removed" } });
+    themeWatch.disconnect();
     window.removeEventListener("message", fromApp);
     model.off("msg:custom", fromKernel);
     model.off("change:srcdoc", draw);

@@ -18,7 +18,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..client._results import CallResult, PromptResult, ReadResult
+from ..client._results import CallResult, PromptResult, ReadResult, app_line
 from ..core import _ui
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._kinds import Block, ViewContext, kind_of_block, kinds_of_result, view_of
@@ -233,9 +233,12 @@ class ResultView(widgets.VBox):
             )
         children: list[widgets.Widget] = [widgets.HTML(head)]
         # The app first, the plain result (what a client without Apps gets) under it.
-        self.app_view = _ui.make("app_view", result) if result.app is not None else None
-        if self.app_view is not None:
+        app = result.app
+        if app is not None and app.error is None:
+            self.app_view = _ui.make("app_view", result)
             children.append(self.app_view)
+        elif app is not None:  # bound to an app its server could not serve: say so, show the rest
+            children.append(widgets.HTML(f"<i>{esc(app_line(app))}</i>"))
         children.extend(self.blocks)
         if result.structured_content is not None:
             records = records_of(result.structured_content)

@@ -77,6 +77,26 @@ def test_the_text_fallback_names_the_app() -> None:
     # Where widgets run, the widget; its text/plain is the result's own (nbval, nbconvert, terminals).
     assert bundle["text/plain"] == repr(result)
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    # IPython puts the HTML fallback beside the widget: what nbconvert and GitHub show.
+    from IPython.core.formatters import DisplayFormatter
+
+    shown, _ = DisplayFormatter().format(result)
+    assert "ui://weather/app.html" in shown["text/html"]
+    assert shown["text/plain"] == repr(result)
+
+
+def test_an_app_its_server_cannot_serve_is_said_and_the_result_still_shows() -> None:
+    from mcp_notebook.client._apps import _app_of
+
+    app = _app_of(
+        "ui://x/app.html", {"name": "x"}, [{"uri": "ui://x/app.html", "mimeType": "text/html", "text": "<p>"}]
+    )
+    assert app.error is not None and "text/html" in app.error
+    result = CallResult(tool="x", content=[{"type": "text", "text": "plain"}], app=app)
+    view = result.view()
+    assert view.app_view is None
+    assert "could not be shown" in view.children[1].value
+    assert "could not be shown" in repr(result)
 
 
 def test_the_catalogue_and_reads_go_over_connections_that_declare_apps() -> None:
