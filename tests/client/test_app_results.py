@@ -3,36 +3,21 @@ extension (``tests/servers/apps.py``) over stdio and Streamable HTTP, in both er
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import mcp_notebook
 from mcp_notebook.client._results import CallResult
+from tests.apps import STDIO, apps_over_http
 
-SERVER = Path(__file__).parents[1] / "servers" / "apps.py"
-STDIO = f'"{sys.executable}" "{SERVER}"'
 MODES = ["legacy", "2026-07-28"]
 
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the server prints its port before it serves
-        assert line.startswith("PORT "), line
-        yield f"http://127.0.0.1:{line.split()[1]}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
-        if process.stdout is not None:
-            process.stdout.close()
+    with apps_over_http() as url:
+        yield url
 
 
 @pytest.fixture(params=["stdio", "http"])
