@@ -101,10 +101,8 @@ def declared_upstream(capabilities: types.ClientCapabilities | None) -> types.Cl
     ``ui://`` resource through it like any other, so the server sees the host's declaration.
     """
     declared = declared_questions(capabilities)
-    extensions = capabilities.extensions if capabilities is not None else None
-    carried = {
-        key: dict(extensions[key]) for key in (TASKS_EXTENSION, EXTENSION_ID) if key in (extensions or {})
-    }
+    extensions = (capabilities.extensions if capabilities is not None else None) or {}
+    carried = {key: dict(extensions[key]) for key in (TASKS_EXTENSION, EXTENSION_ID) if key in extensions}
     if carried:
         return declared.model_copy(update={"extensions": carried})
     return declared
