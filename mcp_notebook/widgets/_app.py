@@ -45,6 +45,8 @@ from ..runtime._loop import runtime
 from ._content import esc
 
 MAX_NOTES = 20  # links and messages kept on screen: an app that posts in a loop fills no page
+MAX_WAITING = 5  # tool calls of one app waiting for the person: more are refused, not stacked up
+MAX_KEPT = 200  # calls, answers and requests remembered per app (the record, not the screen)
 MAX_NOTE_CHARS = 2000
 # JSON-RPC codes of the answers (the Apps spec leaves refusals to the host: -32000).
 INVALID_PARAMS, METHOD_NOT_FOUND, INTERNAL_ERROR, REFUSED = -32602, -32601, -32603, -32000
@@ -190,6 +192,7 @@ class AppView(widgets.VBox):
                 anyio.to_thread.run_sync, self._handle, request, params if isinstance(params, dict) else {}
             )
             self.handled.append(future)
+            del self.handled[:-MAX_KEPT]
 
     def _handle(self, request: tuple[Any, Any, str], params: dict[str, Any]) -> None:
         method = request[2]
@@ -215,7 +218,14 @@ class AppView(widgets.VBox):
             self._answer(request, error=(INVALID_PARAMS, "tools/call needs a name and an arguments object"))
             return
         record: dict[str, Any] = {"tool": name, "arguments": arguments, "outcome": "asked"}
-        self.calls.append(record)
+        with self._lock:
+            self.calls.append(record)
+            del self.calls[:-MAX_KEPT]
+            waiting = sum(1 for pending in self.pending if pending.decision is None)
+        if waiting >= MAX_WAITING:  # an app that asks in a loop buries no prompt under its own
+            record["outcome"] = "refused"
+            self._answer(request, error=(REFUSED, t("app.too_many", n=MAX_WAITING)))
+            return
         options = self.origin.options() if self.origin is not None else {}
         try:
             allowed = self.origin is not None and app_may_call(name, **options)
@@ -244,8 +254,9 @@ class AppView(widgets.VBox):
 
         pending = _ui.make("pending_call", name, arguments, options, from_app=self.app.uri, on_done=done)
         with self._lock:
-            self.pending.append(pending)
-            self.calls_box.children = (*self.calls_box.children, pending)
+            # Decided calls leave the record first, so the screen holds at most MAX_KEPT of them.
+            self.pending = [*self.pending, pending][-MAX_KEPT:]
+            self.calls_box.children = tuple(self.pending)
 
     # -- what goes back -----------------------------------------------------------------------------
     def _note(self, note: dict[str, str]) -> None:
@@ -267,7 +278,9 @@ class AppView(widgets.VBox):
             answer["error"] = {"code": error[0], "message": error[1]}
         else:
             answer["result"] = result if result is not None else {}
-        self.answers.append(answer)
+        with self._lock:
+            self.answers.append(answer)
+            del self.answers[:-MAX_KEPT]
         self.frame.send({"kind": "answer", "generation": generation, **answer})
 
     def __repr__(self) -> str:

@@ -108,3 +108,15 @@ def test_an_app_of_one_result_calls_only_the_server_it_came_from() -> None:
     view = view_of()
     ask(view, 1, "tools/call", {"name": "anything", "arguments": {}})
     assert view.pending == [] and view.calls[-1]["outcome"] == "refused"
+
+
+def test_an_app_asking_in_a_loop_buries_no_prompt() -> None:
+    result = mcp_notebook.call("weather", {"city": "Seoul"}, stdio=STDIO)
+    view = result.view().app_view
+    for request_id in range(12):
+        ask(view, request_id, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
+    assert len(view.pending) == 5 and len(view.calls_box.children) == 5
+    assert [answer["error"]["code"] for answer in view.answers] == [-32000] * 7
+    view.pending[0].deny()  # once the person decides one, the app may ask again
+    ask(view, 99, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
+    assert len(view.pending) == 6 and view.calls[-1]["outcome"] == "asked"
