@@ -119,8 +119,9 @@ def app_from(
     shown = title or name
     uri = f"ui://{name}/table"
     query = _query(current, max_rows)
-    schema = _input_schema(max_rows)
-    about = description or t("app.table_description", name=shown, columns=_columns_of(current))
+    columns = _columns(current)
+    schema = _input_schema(max_rows, columns)
+    about = description or t("app.table_description", name=shown, columns=", ".join(columns) or "?")
     tool(
         catalogue=target,
         lint=False,
@@ -136,7 +137,7 @@ def app_from(
         catalogue=target,
         lint=False,
         name=rows_tool,
-        description=t("app.table_rows_description", name=shown),
+        description=t("app.table_rows_description", name=shown, tool=name),
         read_only=True,
         input_schema=schema,
         app=uri,
@@ -178,12 +179,19 @@ def _query(current: Callable[[], Any], max_rows: int) -> Callable[..., TablePage
     return rows
 
 
-def _input_schema(max_rows: int) -> dict[str, Any]:
+def _input_schema(max_rows: int, columns: list[str]) -> dict[str, Any]:
+    # The columns as they are now, so a model picks one of them (a function's table whose columns
+    # change later is refused by name, saying which columns it has: register it again).
+    sort_by: dict[str, Any] = {"type": "string", "description": t("app.table_arg_sort_by")}
+    if columns:
+        sort_by["enum"] = ["", *columns]
+    else:
+        sort_by["maxLength"] = 1000
     return {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": t("app.table_arg_query")},
-            "sort_by": {"type": "string", "description": t("app.table_arg_sort_by")},
+            "query": {"type": "string", "maxLength": 1000, "description": t("app.table_arg_query")},
+            "sort_by": sort_by,
             "descending": {"type": "boolean", "description": t("app.table_arg_descending")},
             "limit": {
                 "type": "integer",
@@ -222,12 +230,12 @@ def script_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).translate(_SCRIPT_SAFE)
 
 
-def _columns_of(current: Callable[[], Any]) -> str:
+def _columns(current: Callable[[], Any]) -> list[str]:
     try:
         frame = current()
     except Exception:  # a function that fails now may work when called: its columns are said then
-        return "?"
-    return ", ".join(str(column) for column in frame.columns) if is_dataframe(frame) else "?"
+        return []
+    return [str(column) for column in frame.columns] if is_dataframe(frame) else []
 
 
 def _text(value: Any) -> str:

@@ -245,6 +245,9 @@ def test_app_from_a_function_follows_the_variable_it_reads(catalogue: Catalogue)
     data["frame"] = pd.DataFrame({"a": [1, 2, 3]})
     assert catalogue.get("live").fn()["total"] == 3  # type: ignore[union-attr]
     assert config_of(catalogue.resources()[0].read())["page"]["total"] == 3
+    data["frame"] = pd.DataFrame({"b": [1]})  # a column gone: said by name, with the ones there are
+    with pytest.raises(ToolError, match=r"no column 'a'\. Sort by one of: b"):
+        catalogue.get("live").fn(sort_by="a")  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

@@ -139,7 +139,7 @@ async def test_the_table_tools_answer_and_its_page_holds_the_data_escaped(server
     assert [row["name"] for row in shown.structured_content["rows"]] == [HOSTILE, "tea", "rice"]
     assert filtered.structured_content["rows"] == [{"name": "rice", "price": 1}]
     assert filtered.structured_content["matched"] == 1 and filtered.structured_content["total"] == 3
-    assert wrong.is_error and "no column 'cost'" in text_of(wrong)
+    assert wrong.is_error and "'cost' is not one of ['', 'name', 'price']" in text_of(wrong)
     assert isinstance(page, types.TextResourceContents) and page.mime_type == MIME
     assert HOSTILE not in page.text and "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page.text
     assert "https://" not in page.text and "http://" not in page.text  # nothing to fetch from anywhere
