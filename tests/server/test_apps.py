@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from mcp.client.extension import advertise
 
-from mcp_notebook import Catalogue, ToolDefinitionError, app_from, app_resource, serve, tool
+from mcp_notebook import Catalogue, Context, ToolDefinitionError, app_from, app_resource, serve, tool
 from tests.conftest import ERAS, INITIALIZE, Mode, connect, serve_unattended
-from tests.wire import post
+from tests.wire import answer, post
 
 pytestmark = pytest.mark.anyio
 
@@ -45,6 +45,11 @@ def server(catalogue: Catalogue) -> Iterator[Any]:
     def forecast(city: str) -> dict[str, Any]:
         """Weather in a city, with a view."""
         return {"city": city, "temperature": 23}
+
+    @tool(catalogue=catalogue, read_only=True, app="ui://weather/view", visibility=["model"])
+    def shown_where(ctx: Context) -> str:
+        """Says whether the client shows the view."""
+        return "in the view" if ctx.supports_apps else "as text"
 
     @tool(catalogue=catalogue, read_only=True, app="ui://weather/view", visibility=["app"])
     def refresh_forecast(city: str) -> str:
@@ -73,6 +78,7 @@ async def test_tools_list_shows_each_tools_view_and_visibility_in_both_eras(serv
         listed = {t.name: t.meta for t in (await client.list_tools()).tools}
     assert listed == {
         "forecast": {"ui": {"resourceUri": "ui://weather/view"}},
+        "shown_where": {"ui": {"resourceUri": "ui://weather/view", "visibility": ["model"]}},
         # ext-apps 2026-01-26 "Visibility": the host keeps an app-only tool from its model; the server lists it.
         "refresh_forecast": {"ui": {"resourceUri": "ui://weather/view", "visibility": ["app"]}},
         "menu": {"ui": {"resourceUri": "ui://menu/table", "visibility": ["model", "app"]}},
@@ -173,3 +179,35 @@ async def test_a_view_registered_after_its_tool_is_linked_once_it_exists(
     assert after["early"] == {"ui": {"resourceUri": "ui://late/view"}}
     warned = [r.getMessage() for r in caplog.records if "'early'" in r.getMessage()]
     assert len(warned) == 1 and "ui://late/view" in warned[0] and "app_resource" in warned[0]
+
+
+async def test_a_tool_knows_whether_its_client_shows_views_in_2026(server: Any) -> None:
+    async with connect(server, "auto", extensions=[apps_host()]) as client:
+        shown = await client.call_tool("shown_where", {})
+    async with connect(server, "auto") as client:
+        plain = await client.call_tool("shown_where", {})
+    async with connect(server, "auto", extensions=[advertise(APPS, {"mimeTypes": ["text/html"]})]) as client:
+        other = await client.call_tool("shown_where", {})  # declared, but not for this kind of view
+    assert (text_of(shown), text_of(plain), text_of(other)) == ("in the view", "as text", "as text")
+
+
+def test_a_2025_host_that_declares_apps_in_initialize_is_known_as_one(server: Any) -> None:
+    # What hosts of that era send (ext-apps 2026-01-26, "Client (Host) Capabilities"), written by hand:
+    # the SDK's own client of that era declares no extensions.
+    opening = {
+        **INITIALIZE,
+        "params": {**INITIALIZE["params"], "capabilities": {"extensions": {APPS: {"mimeTypes": [MIME]}}}},
+    }
+    opened = post(server, opening)
+    session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+    assert (
+        post(server, {"jsonrpc": "2.0", "method": "notifications/initialized"}, **session).status_code == 202
+    )
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "shown_where", "arguments": {}},
+    }
+    answered = answer(post(server, call, **session))
+    assert answered["result"]["content"][0]["text"] == "in the view"
