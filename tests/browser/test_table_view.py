@@ -148,3 +148,35 @@ def wire_result(response: Any) -> dict[str, Any]:
 
     result: dict[str, Any] = answer(response)["result"]
     return result
+
+
+@pytest.mark.timeout(120)
+def test_the_table_view_without_a_host_sorts_and_filters_the_rows_it_carries(wire: Wire) -> None:
+    from playwright.sync_api import sync_playwright
+
+    page_html = wire_result(wire.send("resources/read", {"uri": "ui://menu/table"}, "ui://menu/table"))[
+        "contents"
+    ][0]["text"]
+    with sync_playwright() as playwright:
+        browser = chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(30 * SECONDS)
+            page.set_content(page_html)  # opened by itself: its parent is itself, and nobody answers
+            page.locator("#status", has_text="No host answered").wait_for()
+            rows = page.locator("#body tr")
+            assert [row.split("\t")[0] for row in rows.all_inner_texts()] == [
+                "tea",
+                HOSTILE,
+                "rice",
+                "noodles",
+            ]
+            page.locator("#head button", has_text="price").click()
+            page.locator("#head button", has_text="price ▲").wait_for()
+            assert [row.split("\t")[1] for row in rows.all_inner_texts()] == ["1", "3", "6", "9"]
+            page.locator("#query").fill("NOOD")
+            rows.nth(1).wait_for(state="detached")
+            assert rows.all_inner_texts() == ["noodles\t6"]
+            assert page.locator("img").count() == 0
+        finally:
+            browser.close()

@@ -299,3 +299,19 @@ def test_script_json_is_the_same_json_with_no_character_that_could_end_a_script(
     written = script_json(value)
     assert not set(written) & {"<", ">", "&", "\u2028", "\u2029"}
     assert json.loads(written) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    origin=st.text(max_size=40)
+    | st.from_regex(r"(https?|wss?)://[a-z*.;' \"-]{1,20}(:\d{1,6})?", fullmatch=True)
+)
+def test_an_origin_the_csp_takes_cannot_write_another_directive_into_a_hosts_policy(origin: str) -> None:
+    from mcp_notebook.core._apps import check_csp
+
+    try:
+        made = check_csp({"connectDomains": [origin]})
+    except ToolDefinitionError:
+        return
+    assert made == {"connectDomains": [origin]}
+    assert not set(origin) & set(" \t\r\n;,'\"") and "://" in origin
