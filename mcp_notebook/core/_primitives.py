@@ -12,11 +12,15 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ._apps import app_entry
+from ._apps import MIME_TYPE as APP_MIME_TYPE
+from ._apps import SCHEME as APP_SCHEME
+from ._apps import app_entry, check_app_uri
 from ._catalogue import Catalogue, target_catalogue
+from ._errors import ToolDefinitionError
 from ._icons import IconsOption
 from ._prompts import make_prompt
 from ._resources import make_resource, published
+from ._text import t
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,8 +59,17 @@ def resource(
         For templates: ``{"region": ["north", "south"]}`` or ``{"region": fn(partial) -> list}``.
     icons:
         Icons clients may show beside it, as for ``@tool(icons=...)``.
+
+    A ``ui://`` URI makes an MCP Apps view whose page the function returns at each read (served as
+    ``text/html;profile=mcp-app``, the only type hosts render); `app_resource` registers one with
+    its ``csp`` and ``permissions``.
     """
     target = target_catalogue(catalogue)
+    if uri.startswith(APP_SCHEME):
+        check_app_uri(uri, "@resource")
+        if mime_type not in (None, APP_MIME_TYPE):
+            raise ToolDefinitionError(t("app.bad_mime", uri=uri, got=mime_type, mime=APP_MIME_TYPE))
+        mime_type = APP_MIME_TYPE
 
     def register(fn: F) -> F:
         entry = make_resource(

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_notebook import Catalogue, ToolDefinitionError, app_from, app_resource, set_language, tool
+from mcp_notebook import Catalogue, ToolDefinitionError, app_from, app_resource, resource, set_language, tool
 from mcp_notebook.core._apps import MIME_TYPE, listed
 from mcp_notebook.core._errors import ToolError
 from mcp_notebook.core._table_app import script_json
@@ -142,6 +142,29 @@ def test_app_resource_refuses_what_cannot_work_saying_what_to_write_in_both_lang
             call(catalogue)
         assert expected in str(caught.value), (language, str(caught.value))
     assert catalogue.resources() == []
+
+
+def test_a_resource_function_at_a_ui_uri_is_a_view_made_at_each_read(catalogue: Catalogue) -> None:
+    count = {"reads": 0}
+
+    @resource("ui://live/view", catalogue=catalogue)
+    def live_view() -> str:
+        count["reads"] += 1
+        return f"<!doctype html><p>read {count['reads']}</p>"
+
+    @tool(catalogue=catalogue, app="ui://live/view", read_only=True)
+    def shown() -> str:
+        return "x"
+
+    catalogue.check_apps()  # the view is registered, as app_resource registers one
+    (entry,) = catalogue.resources()
+    assert entry.mime_type == MIME_TYPE and entry.to_wire()["mimeType"] == MIME_TYPE
+    assert entry.contents(entry.read())[0]["text"] == "<!doctype html><p>read 1</p>"
+    assert entry.read() == "<!doctype html><p>read 2</p>"  # the page as the function makes it now
+    with pytest.raises(ToolDefinitionError, match="hosts render only as 'text/html;profile=mcp-app'"):
+        resource("ui://live/other", mime_type="text/html", catalogue=catalogue)
+    with pytest.raises(ToolDefinitionError, match="one fixed resource"):
+        resource("ui://live/{name}", catalogue=catalogue)
 
 
 # -- @tool(app=..., visibility=...) -------------------------------------------------------------------
