@@ -34,12 +34,13 @@ from .core._errors import (
     ToolError,
 )
 from .core._handles import HandleError, HandleStore
-from .core._primitives import prompt, publish, resource
+from .core._primitives import app_resource, prompt, publish, resource
 from .core._prompts import embed_resource
 from .core._questions import Elicitation
 from .core._store import Store
 from .core._store_memory import MemoryStore
 from .core._store_sqlite import SQLiteStore
+from .core._table_app import app_from
 from .core._text import get_language, set_language
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ __all__ = [
     "ToolEntry",
     "ToolError",
     "__version__",
+    "app_from",
+    "app_resource",
     "asgi_app",
     "call",
     "complete",

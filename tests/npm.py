@@ -8,6 +8,7 @@ repository, once, and runs each peer's launcher script with that binary.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -50,6 +51,15 @@ def node_command(package: str, version: str, bin_name: str) -> list[str]:
 
 
 def _install(package: str, version: str) -> None:
+    # The suite runs in several processes (pytest-xdist): one installs while the others wait on the
+    # lock, then find the package there instead of running a second npm into the same folder.
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE.parent / "node.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_unlocked(package, version)
+
+
+def _install_unlocked(package: str, version: str) -> None:
     node_version = installed_version(NODE_PACKAGE) or ""
     if installed_version(package) != version or not node_version.startswith(f"{NODE_MAJOR}."):
         npm = shutil.which("npm")

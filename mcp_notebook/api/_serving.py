@@ -103,6 +103,7 @@ def serve(
 
 def _start(settings: ServerSettings, catalogue: Catalogue) -> ServerHandle:
     """Start a server with `settings` on the runtime's loop, and the handle that stops it."""
+    catalogue.check_apps()  # before the port is taken (`tool_server` checks it too)
     token = settings.owner_token()
     sock = bind_socket(settings.host, settings.port)
     with contextlib.suppress(RuntimeError):

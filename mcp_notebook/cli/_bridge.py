@@ -35,6 +35,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ..client._configs import acheck_connection
+from ..core._apps import EXTENSION as APPS_EXTENSION
 from ..core._text import t
 from ..server._protocol import never_cached
 from ..server._sdk_compat import TaskAnswers
@@ -117,6 +118,11 @@ class Bridge:
                 server.add_request_handler(method, params_type, self.tasks.relay)
             # 2025-11-25: capabilities.tasks in the initialize answer, and tools/call answered with a task.
             server.middleware += [self.tasks.offer, TaskAnswers()]
+        # MCP Apps adds no method: its views are resources and its links the tools' _meta, both
+        # relayed as they are; server/discover says so where the server did.
+        apps = (caps.extensions or {}).get(APPS_EXTENSION)
+        if apps is not None:
+            server.extensions = {**server.extensions, APPS_EXTENSION: dict(apps)}
         return server
 
     # -- middleware ----------------------------------------------------------------------------------

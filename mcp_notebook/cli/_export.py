@@ -41,7 +41,7 @@ from pathlib import Path
 from IPython.core.inputtransformer2 import TransformerManager
 
 from ..core._text import t
-from ._export_cells import CellCode, is_lessons, read_cell, registrations, relative_reads
+from ._export_cells import REGISTERING_CALLS, CellCode, is_lessons, read_cell, registrations, relative_reads
 from ._export_names import Names, first_use, names_of
 from ._headless import MAY_RAISE_TAG, Cell, HeadlessError, read_cells
 
@@ -298,7 +298,9 @@ def _needed_by_the_app(codes: list[CellCode]) -> dict[int, set[str]]:
         others = {
             name for other, _, other_names in statements if other is not code for name in other_names.reads
         }
-        given = (names.defines & others) | {name for name in registrations(statement) if name != "publish"}
+        given = (names.defines & others) | {
+            name for name in registrations(statement) if name not in REGISTERING_CALLS
+        }
         if given:
             needed.setdefault(code.cell.number, set()).update(given)
     return needed

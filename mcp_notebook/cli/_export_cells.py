@@ -68,7 +68,9 @@ _EFFECT_MAGICS = {
     "mamba": "export.magic_install",
 }
 # What puts something into the app: `@tool`, `@resource`, `@prompt` (or a catalogue's), `publish(...)`.
-_REGISTERS = frozenset({"tool", "resource", "prompt", "publish"})
+# Calls that register what the app serves (an MCP Apps view, a table app), next to the decorators.
+REGISTERING_CALLS = frozenset({"publish", "app_resource", "app_from"})
+_REGISTERS = frozenset({"tool", "resource", "prompt"}) | REGISTERING_CALLS
 # Calls whose first argument is a file the app reads: `open("x")`, `pd.read_csv("x")`, `np.load("x")` ...
 _READERS = frozenset({"open", "Path", "PurePath", "read_csv", "read_json", "read_parquet", "read_excel"})
 
@@ -325,12 +327,20 @@ def relative_reads(statement: ast.stmt, folder: Path) -> list[tuple[int, str]]:
     """(line, path) for each file `statement` reads by a relative path that exists in `folder`."""
     found = []
     for node in ast.walk(statement):
-        if not (isinstance(node, ast.Call) and node.args):
-            continue
-        first = node.args[0]
-        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value):
+        if not isinstance(node, ast.Call):
             continue
         name = _called_name(node.func)
+        # app_resource(uri, path="view.html") reads its page where the app starts, as open() would.
+        given = (
+            [k.value for k in node.keywords if k.arg == "path"] if name == "app_resource" else node.args[:1]
+        )
+        if not given:
+            continue
+        first = given[0]
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value):
+            continue
+        if name == "app_resource":
+            name = "open"
         numpy_load = (
             name == "load"
             and isinstance(node.func, ast.Attribute)
@@ -344,5 +354,5 @@ def relative_reads(statement: ast.stmt, folder: Path) -> list[tuple[int, str]]:
             except (OSError, ValueError):  # a name no file system accepts: not a file the app reads
                 exists = False
             if exists:
-                found.append((node.lineno, path))
+                found.append((first.lineno, path))
     return found

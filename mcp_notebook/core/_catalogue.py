@@ -15,6 +15,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, overload
 
+from ._apps import SCHEME as APP_SCHEME
+from ._apps import unbound, unbound_message
+from ._errors import ToolDefinitionError
 from ._options import takes_options
 from ._prompts import PromptEntry
 from ._resources import ResourceEntry, TemplateEntry
@@ -72,6 +75,8 @@ class Catalogue:
             self._resources[entry.uri] = entry
         if before is None or before.to_wire() != entry.to_wire():
             self._emit("resources")
+        if before is None:
+            self._view_changed(entry.uri)
         if before is not None:
             self._emit(f"resource:{entry.uri}")
         return entry
@@ -82,6 +87,28 @@ class Catalogue:
             if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
                 raise KeyError(f"No resource or template {uri!r}. Known: {', '.join(self.uris()) or '-'}")
         self._emit("resources")
+        self._view_changed(uri)
+
+    # -- MCP Apps ------------------------------------------------------------------------------
+    def app_uris(self) -> set[str]:
+        """The ``ui://`` resources registered: the views a tool may be bound to."""
+        with self._lock:
+            return {uri for uri in self._resources if uri.startswith(APP_SCHEME)}
+
+    def unbound_apps(self) -> list[tuple[str, str]]:
+        """(tool, uri) for each tool bound to a view that is not registered."""
+        return unbound(((entry.name, entry.app) for entry in self.tools()), self.app_uris())
+
+    def check_apps(self) -> None:
+        """Raise `ToolDefinitionError` if a tool is bound to a view that is not registered."""
+        missing = self.unbound_apps()
+        if missing:
+            raise ToolDefinitionError(unbound_message(missing, self.app_uris()))
+
+    def _view_changed(self, uri: str) -> None:
+        # A tool is listed with its view only while the view is registered: its definition changed.
+        if uri.startswith(APP_SCHEME) and any(entry.app == uri for entry in self.tools()):
+            self._emit("tools")
 
     def resources(self) -> list[ResourceEntry]:
         with self._lock:
@@ -275,6 +302,9 @@ def tool(fn: Any = None, /, *, catalogue: Catalogue | None = None, lint: bool = 
     ----------
     name, title, description, read_only, destructive, idempotent, open_world, input_schema, output_schema:
         What clients are shown (see `ToolOptions`, which documents and checks every option).
+    app, visibility:
+        The ``ui://`` view (`app_resource`) an MCP Apps host shows the result in, and who may call
+        the tool: ``["model", "app"]`` (default), ``["model"]`` or ``["app"]`` (only the view).
     run_in, timeout, rate_limit, task:
         How a call runs.
     approval, expose, idempotency_key:

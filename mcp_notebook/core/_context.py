@@ -240,6 +240,24 @@ class Context:
         """Whether the client declared `capability`: ask only what it can answer."""
         return capability in self.client_capabilities
 
+    @property
+    def supports_apps(self) -> bool:
+        """Whether the client shows MCP Apps views: it declared ``io.modelcontextprotocol/ui`` with
+        ``text/html;profile=mcp-app`` among its ``mimeTypes`` (as the SDK's ``client_supports_apps``).
+
+        A tool bound to a view (``@tool(app=...)``) returns meaningful text either way (SEP-2133);
+        this lets its text say that a view shows more, only to a client that shows it. Hosts of
+        either era may declare it (2025-11-25 ones in ``initialize``).
+        """
+        # Imported here: `_apps` builds on the resources, which (through results) import this module.
+        from ._apps import EXTENSION as APPS_EXTENSION
+        from ._apps import MIME_TYPE as APPS_MIME_TYPE
+
+        extensions = self.client_capabilities.get("extensions")
+        settings = extensions.get(APPS_EXTENSION) if isinstance(extensions, dict) else None
+        mime_types = settings.get("mimeTypes") if isinstance(settings, dict) else None
+        return isinstance(mime_types, list) and APPS_MIME_TYPE in mime_types
+
     # -- notifications ------------------------------------------------------------------------
     def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far the call is (sent only if the client asked for progress).

@@ -40,9 +40,21 @@ class ResourceEntry:
     size: int | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
     icons: Icons = ()
+    meta: dict[str, Any] | None = None  # ``_meta`` in the listing and on each content read (an app's ``ui``)
 
     def to_wire(self) -> dict[str, Any]:
-        return _wire({"uri": self.uri}, self)
+        wire = _wire({"uri": self.uri}, self)
+        if self.meta:
+            wire["_meta"] = dict(self.meta)
+        return wire
+
+    def contents(self, value: Any) -> list[dict[str, Any]]:
+        """The contents of a read of this resource that produced `value`, with its ``_meta``."""
+        items = contents(self.uri, value, self.mime_type)
+        if self.meta:
+            # ext-apps 2026-01-26: the host builds the view's CSP from the content's _meta.ui.
+            items = [{**item, "_meta": dict(self.meta)} for item in items]
+        return items
 
 
 @dataclass(eq=False)
@@ -210,7 +222,7 @@ def published(
 
 def describe_value(value: Any) -> tuple[str, str]:
     """The mime type a value is served as, and a description a model can use (a table's schema)."""
-    if _is_dataframe(value):
+    if is_dataframe(value):
         columns = ", ".join(f"{name} ({dtype})" for name, dtype in value.dtypes.astype(str).items())
         rows = len(value)
         return "text/csv", f"A table of {rows} rows. Columns: {columns}. Read as CSV, and as JSON records."
@@ -226,7 +238,7 @@ def describe_value(value: Any) -> tuple[str, str]:
 
 def contents(uri: str, value: Any, mime_type: str | None = None) -> list[dict[str, Any]]:
     """MCP resource contents for `value` read at `uri` (text or base64 blob)."""
-    if _is_dataframe(value):
+    if is_dataframe(value):
         records = json.dumps(to_jsonable(value), ensure_ascii=False)
         return [
             {"uri": uri, "mimeType": "text/csv", "text": value.to_csv(index=False)},
@@ -254,7 +266,8 @@ def _size_of(value: Any) -> int | None:
     return None
 
 
-def _is_dataframe(value: Any) -> bool:
+def is_dataframe(value: Any) -> bool:
+    """Whether `value` is a pandas DataFrame (by its shape: pandas is not imported)."""
     return hasattr(value, "to_csv") and hasattr(value, "dtypes") and hasattr(value, "columns")
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._apps import Visibility, ui_meta
 from ._arguments import argument_converter, compile_validator
 from ._context import context_parameter
 from ._errors import ToolDefinitionError
@@ -48,6 +49,8 @@ _CARRIED = (
     "rate_limit",
     "timeout",
     "task",
+    "app",
+    "visibility",
 )
 _ANNOTATION_KEYS = {
     "read_only": "readOnlyHint",
@@ -77,6 +80,8 @@ class ToolEntry:
     rate_limit: tuple[int, float] | None = None
     timeout: float | None = None
     task: TaskSupport = "never"
+    app: str | None = None
+    visibility: tuple[Visibility, ...] | None = None
 
     @property
     def takes_key(self) -> bool:
@@ -136,6 +141,8 @@ class ToolEntry:
             # 2025-11-25 tasks: absent means "forbidden". The 2026-07-28 Tool has no such field (the
             # server decides per call), and the SDK drops it from that era's tools/list.
             wire["execution"] = {"taskSupport": self.task}
+        if (ui := ui_meta(self.app, self.visibility)) is not None:
+            wire["_meta"] = {"ui": ui}  # MCP Apps (ext-apps 2026-01-26, "Resource Discovery")
         return wire
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._apps import Visibility, check_app_uri, check_visibility
 from ._errors import ToolDefinitionError
 from ._icons import IconsOption, check_icons
 from ._tasks import TASK_SUPPORT, TaskSupport
@@ -66,6 +67,15 @@ class ToolOptions:
         ``data:image/...;base64,...`` URIs, or of dicts ``{"src": ..., "mimeType": "image/png",
         "sizes": ["48x48"], "theme": "light" | "dark"}``. The linter flags one a client could not
         fetch (MCP070-MCP073).
+    app:
+        The ``ui://`` URI of an HTML view registered with `app_resource` (or made by `app_from`):
+        a host that supports MCP Apps shows the tool's result in it (``_meta.ui.resourceUri``);
+        any other client gets the tool and its text result as usual. The server refuses to
+        start while a tool's view is not registered, and lists the tool without it meanwhile.
+    visibility:
+        Who may call a tool bound to a view (``_meta.ui.visibility``): ``["model", "app"]`` (the
+        spec's default), ``["model"]``, or ``["app"]`` for a tool only the view calls (refresh,
+        filter), which an Apps host keeps off its model's tool list. Needs ``app``.
 
     How a call runs:
 
@@ -116,6 +126,8 @@ class ToolOptions:
     input_schema: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | Literal[False] | None = None
     icons: IconsOption = ()
+    app: str | None = None
+    visibility: tuple[Visibility, ...] | list[Visibility] | None = None
 
     run_in: RunIn | None = None
     timeout: float | None = None
@@ -147,6 +159,12 @@ class ToolOptions:
             object.__setattr__(self, "icons", check_icons(self.icons, "@tool(icons=...)"))
         except ValueError as exc:
             raise ToolDefinitionError(str(exc)) from None
+        if self.app is not None:
+            check_app_uri(self.app, "@tool(app=...)")
+        if self.visibility is not None:
+            if self.app is None:
+                raise ToolDefinitionError(t("app.visibility_without_app", name=shown))
+            object.__setattr__(self, "visibility", check_visibility(self.visibility))
         if self.task not in TASK_SUPPORT:
             raise ToolDefinitionError(t("tool.bad_task", name=shown, value=repr(self.task)))
         if self.input_schema is not None:

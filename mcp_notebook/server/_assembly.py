@@ -54,7 +54,11 @@ def tool_server(
     `request_state_keys`: the keys that seal ``requestState`` (the first seals, all open); none: a
     key of this process. `title`, `instructions`: what the server tells clients it is (a live
     notebook, by default).
+
+    Raises `ToolDefinitionError` when a tool is bound to an MCP Apps view (``@tool(app=...)``)
+    that is not registered: a host would follow its link to nothing.
     """
+    catalogue.check_apps()
     name = settings.name or "mcp-notebook"
     guards = Guardrails(
         max_output_chars=settings.max_output_chars,

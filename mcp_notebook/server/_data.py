@@ -158,7 +158,12 @@ class DataHandlers:
             raise MCPError(
                 types.INTERNAL_ERROR, t("resource.read_failed", uri=uri, error=f"{type(exc).__name__}: {exc}")
             ) from None
-        return {"resultType": "complete", "contents": contents(uri, value, entry.mime_type)}
+        made = (
+            entry.contents(value)
+            if isinstance(entry, ResourceEntry)
+            else contents(uri, value, entry.mime_type)
+        )
+        return {"resultType": "complete", "contents": made}
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
         state = self.sessions.get(session_id_of(ctx))
@@ -243,8 +248,9 @@ class DataHandlers:
         if found is None:
             raise LookupError(t("resource.unknown", uri=uri))
         entry, variables = found
-        value = entry.read() if isinstance(entry, ResourceEntry) else entry.fn(**variables)
-        return contents(uri, value, entry.mime_type)
+        if isinstance(entry, ResourceEntry):
+            return entry.contents(entry.read())
+        return contents(uri, entry.fn(**variables), entry.mime_type)
 
     # -- completion --------------------------------------------------------------------------------
     async def complete(self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams) -> Any:

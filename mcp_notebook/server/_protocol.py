@@ -14,6 +14,10 @@ One endpoint serves both protocol eras (the SDK routes each request by its
 - ``tools/list`` pagination with an opaque cursor, and ``listChanged: true`` advertised.
 - tasks in both eras (`_tasks`): the 2026-07-28 extension advertised in ``server/discover``, the
   2025-11-25 ``capabilities.tasks`` at ``initialize``, and the ``tasks/*`` methods of each era.
+- MCP Apps (``io.modelcontextprotocol/ui``): advertised in ``server/discover`` like tasks (a
+  2025-11-25 ``initialize`` has no ``extensions`` to say it in); a tool bound to a view carries
+  ``_meta.ui`` in ``tools/list`` for every client, of either era, which a client without Apps
+  ignores (SEP-2133: it gets the tool and its text result as always).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from mcp_types.methods import CacheableMethod
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._version import __version__
+from ..core._apps import EXTENSION as APPS_EXTENSION
+from ..core._apps import listed
 from ..core._catalogue import Catalogue
 from ..core._icons import Icons
 from ..core._identity import Identities, Identity, identity_of
@@ -179,6 +185,9 @@ class ToolServer:
         )
         self.sdk = self._sdk_server(name, title, instructions)
         self._serve_tasks()
+        # server/discover: MCP Apps (SEP-1865), negotiated as SEP-2133 says; no settings of its own.
+        self.sdk.extensions[APPS_EXTENSION] = {}
+        self._unbound_warned: set[tuple[str, str]] = set()
 
     def _sdk_server(self, name: str, title: str, instructions: str) -> _NotebookServer:
         """The SDK's server, every method routed through the pipeline to its handler here."""
@@ -283,10 +292,24 @@ class ToolServer:
         local = identity_of(ctx).is_notebook
         visible = [entry for entry in self.catalogue.tools() if entry.expose or local]
         tools, cursor = page(visible, params, self.page_size)
-        result: dict[str, Any] = {"resultType": "complete", "tools": [entry.to_wire() for entry in tools]}
+        # A tool whose visibility leaves out "model" is still listed: ext-apps 2026-01-26 ("Visibility")
+        # gives hiding it to the host ("Host MUST NOT include tools in the agent's tool list when
+        # their visibility does not include 'model'"), which needs the tool to let its view call it.
+        registered = self.catalogue.app_uris()
+        wires = [listed(entry.to_wire(), entry.app, registered) for entry in tools]
+        self._warn_unbound([(entry.name, entry.app) for entry in tools if entry.app not in registered])
+        result: dict[str, Any] = {"resultType": "complete", "tools": wires}
         if cursor is not None:
             result["nextCursor"] = cursor
         return result
+
+    def _warn_unbound(self, tools: list[tuple[str, str | None]]) -> None:
+        # The server never prints: the owner reads this in the log (once per tool and view), and a
+        # served notebook or exported app refused to start with the same message (`check_apps`).
+        for name, app in tools:
+            if app is not None and (name, app) not in self._unbound_warned:
+                self._unbound_warned.add((name, app))
+                logger.warning(t("app.unbound_listed", name=name, uri=app))
 
     # -- prompts -----------------------------------------------------------------------------
     async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:

@@ -753,3 +753,37 @@ async def test_nothing_stays_behind_per_request_or_per_capability_set(
             await until_true(lambda: tasks() <= baseline["tasks"])
             assert len(bridge.upstreams) == baseline["connections"]
             assert len(bridge.held) == 0 and not bridge.held._held
+
+
+@pytest.mark.parametrize("upstream", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_bridge_relays_an_app_view_and_its_tools_link_and_says_so_where_the_server_did(
+    server: Any, catalogue: Catalogue, upstream: str, mode: Mode
+) -> None:
+    from mcp_notebook import app_resource
+
+    app_resource(
+        "ui://weather/view", "<!doctype html><p>view</p>", csp={"connectDomains": []}, catalogue=catalogue
+    )
+
+    @tool(catalogue=catalogue, read_only=True, app="ui://weather/view")
+    def forecast(city: str) -> str:
+        """Weather in a city, with a view."""
+        return f"{city}: 23"
+
+    bridge = Bridge(server.url, server.token)
+    with anyio.fail_after(60):
+        async with bridge.upstreams.open(mode=upstream), anyio.create_task_group() as group:
+            async with Client(over_a_pipe(bridge.build_server(group)), mode=mode) as client:
+                capabilities = client.server_capabilities
+                tools = {t.name: t.meta for t in (await client.list_tools()).tools}
+                read = (await client.read_resource("ui://weather/view")).contents[0]
+                called = await client.call_tool("forecast", {"city": "Seoul"})
+            group.cancel_scope.cancel()
+    assert tools["forecast"] == {"ui": {"resourceUri": "ui://weather/view"}}
+    assert read.mime_type == "text/html;profile=mcp-app" and read.meta == {
+        "ui": {"csp": {"connectDomains": []}}
+    }
+    assert called.content[0].text == "Seoul: 23"  # type: ignore[union-attr]
+    advertised = "io.modelcontextprotocol/ui" in ((capabilities.extensions if capabilities else None) or {})
+    assert advertised == (upstream == "2026-07-28" and mode != "legacy")

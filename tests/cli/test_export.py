@@ -389,3 +389,73 @@ def test_lesson_checkers_are_reported_as_lines_that_need_the_kernel(tmp_path: Pa
         in message
     )
     assert "cell 3, line 2 ('q1.check()'): q1 comes from the lessons (cell 1, line 2)" in message
+
+
+# -- 7. MCP Apps: views and the tools bound to them -----------------------------------------------
+
+APP_CELLS = (
+    "import pandas as pd\nfrom mcp_notebook import app_from, app_resource, tool",
+    "VIEW = app_resource(\n    'ui://orders/view',\n    path='view.html',\n"
+    "    csp={'connectDomains': ['https://api.example.com']},\n)",
+    "@tool(read_only=True, app=VIEW)\ndef order(number: int) -> dict:\n"
+    "    '''One order, with a view.'''\n    return {'number': number, 'status': 'sent'}",
+    "MENU = pd.DataFrame({'name': ['tea', '<b>rice</b>'], 'price': [3, 1]})\napp_from(MENU, name='menu')",
+)
+VIEW_HTML = "<!doctype html><html><body><p>order</p></body></html>"
+
+
+@pytest.mark.replicas
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # auto: discovers 2026-07-28
+async def test_an_app_view_and_the_tools_bound_to_it_export_and_serve_the_same(
+    tmp_path: Path, mode: str
+) -> None:
+    import mcp_types as types
+
+    (tmp_path / "view.html").write_text(VIEW_HTML, encoding="utf-8")
+    done = export(notebook(tmp_path, *APP_CELLS), "-o", "app.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "cell 2, line 3 reads 'view.html' by a relative path" in done.stderr  # found where the app starts
+    clients = write_secret(
+        tmp_path / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
+    )
+    environ = {
+        **os.environ,
+        "MCP_NOTEBOOK_STORE": f"sqlite:///{tmp_path / 'state.sqlite3'}",
+        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
+        "MCP_NOTEBOOK_AUDIT_LOG": "",
+    }
+    replica = Replica(tmp_path, environ, module="app:app")
+    try:
+        async with connect(replica.url, "ana", mode) as session:
+            tools = {tool.name: tool.meta for tool in (await session.list_tools()).tools}
+            read = (await session.read_resource("ui://orders/view")).contents[0]
+            table = (await session.read_resource("ui://menu/table")).contents[0]
+            called = await session.call_tool("order", {"number": 7})
+            rows = await session.call_tool("menu_rows", {"sort_by": "price"})
+            discovered = session.session.discover_result
+    finally:
+        replica.stop()
+    assert tools == {
+        "order": {"ui": {"resourceUri": "ui://orders/view"}},
+        "menu": {"ui": {"resourceUri": "ui://menu/table", "visibility": ["model", "app"]}},
+        "menu_rows": {"ui": {"resourceUri": "ui://menu/table", "visibility": ["app"]}},
+    }
+    assert isinstance(read, types.TextResourceContents) and read.text == VIEW_HTML
+    assert read.mime_type == "text/html;profile=mcp-app"
+    assert read.meta == {"ui": {"csp": {"connectDomains": ["https://api.example.com"]}}}
+    assert isinstance(table, types.TextResourceContents) and "<b>rice" not in table.text
+    assert called.structured_content == {"number": 7, "status": "sent"}
+    assert rows.structured_content is not None and rows.structured_content["rows"][0]["name"] == "<b>rice</b>"
+    if mode == "auto":
+        assert discovered is not None and discovered.capabilities.extensions is not None
+        assert "io.modelcontextprotocol/ui" in discovered.capabilities.extensions
+
+
+def test_an_exported_app_whose_tool_is_bound_to_no_view_stops_at_import_saying_so(tmp_path: Path) -> None:
+    bound = "from mcp_notebook import tool\n\n@tool(read_only=True, app='ui://gone/view')\ndef lost() -> str:\n    return 'x'"
+    done = export(notebook(tmp_path, bound), "-o", "app.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ran = run_module(tmp_path, "app", "pass")
+    assert ran.returncode != 0
+    assert "'lost' → 'ui://gone/view'" in ran.stderr and "app_resource" in ran.stderr

@@ -4,7 +4,8 @@
 The checks that still call fixed probes take most of them. Until a checker judges by behaviour
 against the model answer, its exercise is in `FIXED_PROBES`, and its test is expected to fail (not
 strictly: one that passes is reported as such); take its key out when its checker lands. The table
-of every exercise, with the seconds each took, goes to ``test-artifacts/mutants.txt`` (reported,
+of every exercise, with the seconds each took, goes to ``test-artifacts/mutants.txt`` (one
+``mutants-gwN.txt`` a process when the suite runs spread over processes) (reported,
 never asserted), and a failing exercise prints its survivors.
 
 A toy exercise of the tests' own shows what the engine decides, in a few seconds: a check that reads
@@ -13,6 +14,7 @@ its thoroughness has an oracle, one of fixed probes has none.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,7 +47,10 @@ def reports() -> Iterator[list[Report]]:
     if found:
         ARTIFACTS.mkdir(exist_ok=True)
         table = "\n".join([HEADER, *(report.row() for report in found)])
-        (ARTIFACTS / "mutants.txt").write_text(table + "\n", encoding="utf-8")
+        # One table per process when the suite is spread over several (pytest-xdist names each).
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        name = f"mutants-{worker}.txt" if worker else "mutants.txt"
+        (ARTIFACTS / name).write_text(table + "\n", encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +60,7 @@ def notebook() -> Iterator[Notebook]:
 
 
 @pytest.mark.mutants  # minutes on two cores: the full suite runs it, `scripts/check --fast` does not
+@pytest.mark.spread  # each exercise a minute or so: the processes of the suite share them out
 @pytest.mark.parametrize(
     "key",
     [

@@ -124,3 +124,38 @@ def test_inspector_calls_a_tool_that_runs_only_as_a_task_in_both_eras(
     [record] = [r for r in server.calls if r.method == "tools/call" and r.tool == "crunch"]
     assert record.task is not None and record.task["status"] == "completed"
     assert record.protocol_version == ERA_VERSIONS[era]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_inspector_lists_an_app_view_and_the_tools_bound_to_it_in_both_eras(
+    inspector: list[str], server: Any, catalogue: Catalogue, era: str, tmp_path: Path
+) -> None:
+    from mcp_notebook import app_resource
+
+    page = "<!doctype html><html><body><p>weather</p></body></html>"
+    csp = {"connectDomains": ["https://api.example.com"]}
+    app_resource("ui://weather/view", page, csp=csp, catalogue=catalogue)
+
+    @tool(catalogue=catalogue, read_only=True, app="ui://weather/view", visibility=["model", "app"])
+    def forecast(city: str) -> str:
+        """Weather in a city, with a view."""
+        return f"{city}: 23"
+
+    config = write_config(server, tmp_path)
+    common = ["--cli", "--config", str(config), "--server", "notebook", "--protocol-era", era,
+              "--format", "json"]  # fmt: skip
+    listed = run_inspector(inspector, *common, "--method", "tools/list", home=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    [shown] = json.loads(listed.stdout)["result"]["tools"]
+    assert shown["_meta"] == {"ui": {"resourceUri": "ui://weather/view", "visibility": ["model", "app"]}}
+    resources = run_inspector(inspector, *common, "--method", "resources/list", home=tmp_path)
+    assert resources.returncode == 0, resources.stderr
+    [view] = json.loads(resources.stdout)["result"]["resources"]
+    assert (view["uri"], view["mimeType"]) == ("ui://weather/view", "text/html;profile=mcp-app")
+    read = run_inspector(
+        inspector, *common, "--method", "resources/read", "--uri", "ui://weather/view", home=tmp_path
+    )
+    assert read.returncode == 0, read.stderr
+    [content] = json.loads(read.stdout)["result"]["contents"]
+    assert content["text"] == page and content["mimeType"] == "text/html;profile=mcp-app"
+    assert content["_meta"] == {"ui": {"csp": csp}}

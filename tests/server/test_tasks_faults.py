@@ -91,21 +91,41 @@ async def test_a_client_gone_mid_task_finds_its_result_when_it_comes_back(server
     assert done.result["content"][0]["text"] == "call 0 slept 1.5 s"
 
 
-async def test_a_hundred_tasks_at_once_all_end_with_their_own_result(server: Any) -> None:
+async def test_a_hundred_tasks_at_once_all_end_with_their_own_result(
+    server: Any, catalogue: Catalogue
+) -> None:
+    # Each call is held until all hundred are tasks: a call done within `promote_after` is answered
+    # at once, which a loaded machine could otherwise make of a short sleep.
+    release = threading.Event()
+
+    @tool(catalogue=catalogue, read_only=True, task="optional")
+    def held(n: int) -> str:
+        """Waits until the test lets it go, then answers with `n`."""
+        release.wait(120)
+        return f"call {n} was held"
+
     results: dict[int, str] = {}
+    created_count = 0
     async with connect(server, "auto", extensions=[TasksExtension()]) as client:
 
         async def one(n: int) -> None:
-            created = await client.session.call_tool("slow", {"seconds": 0.6, "n": n}, allow_claimed=True)
+            nonlocal created_count
+            created = await client.session.call_tool("held", {"n": n}, allow_claimed=True)
+            created_count += 1
+            if created_count == 100:
+                release.set()
             done = await until_status(client.session, created.task_id, timeout=120)
             assert done.status == "completed" and done.result is not None
             results[n] = done.result["content"][0]["text"]
 
-        with anyio.fail_after(180):
-            async with anyio.create_task_group() as group:
-                for n in range(100):
-                    group.start_soon(one, n)
-    assert results == {n: f"call {n} slept 0.6 s" for n in range(100)}
+        try:
+            with anyio.fail_after(180):
+                async with anyio.create_task_group() as group:
+                    for n in range(100):
+                        group.start_soon(one, n)
+        finally:
+            release.set()
+    assert results == {n: f"call {n} was held" for n in range(100)}
     assert until(lambda: server._tools.tasks.runs == {})
-    calls = [r for r in server.calls if r.method == "tools/call" and r.tool == "slow"]
+    calls = [r for r in server.calls if r.method == "tools/call" and r.tool == "held"]
     assert len(calls) == 100 and all(r.task is not None and r.task["status"] == "completed" for r in calls)
