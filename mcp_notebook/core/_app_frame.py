@@ -8,7 +8,8 @@ the resource's ``_meta.ui.csp`` (`policy`): no network unless the resource names
 those, each checked (`domain_ok`) so that a value cannot add a source or a directive of its own; and
 browser permissions (``_meta.ui.permissions``) reach the frame's ``allow`` only once the person
 allows them (`allow_attribute`). A link the app asks to open is shown only if it is a plain web
-address (`link_ok`). Pure: the widget (`widgets._app`) draws what these return.
+address (`link_ok`). Pure: the widget (`widgets._app`) draws what these return. The server's side
+of the same extension (what a notebook's own views declare) is `core._apps`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,26 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-EXTENSION_ID = "io.modelcontextprotocol/ui"
-APP_MIME_TYPE = "text/html;profile=mcp-app"
+from ._apps import EXTENSION as EXTENSION_ID
+from ._apps import MIME_TYPE as APP_MIME_TYPE
+from ._apps import SCHEME
+
+__all__ = [
+    "APP_MIME_TYPE",
+    "EXTENSION_ID",
+    "PERMISSIONS",
+    "SANDBOX",
+    "FramePolicy",
+    "allow_attribute",
+    "app_visible",
+    "domain_ok",
+    "link_ok",
+    "policy",
+    "requested_permissions",
+    "resource_uri",
+    "srcdoc",
+]
+
 SANDBOX = "allow-scripts"
 """The frame's only sandbox flag. Without ``allow-same-origin`` its origin is opaque ("null"): no
 cookie, no storage, no DOM of the page, no request the page's credentials would go with."""
@@ -156,7 +175,7 @@ def resource_uri(tool: Mapping[str, Any] | None) -> str | None:
     uri = ui.get("resourceUri") if isinstance(ui, Mapping) else None
     if uri is None:
         uri = meta.get("ui/resourceUri")  # the spelling before the extension's first release
-    return uri if isinstance(uri, str) and uri.startswith("ui://") else None
+    return uri if isinstance(uri, str) and uri.startswith(SCHEME) else None
 
 
 def app_visible(tool: Mapping[str, Any] | None) -> bool:

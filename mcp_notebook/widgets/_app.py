@@ -9,7 +9,8 @@
 What the app may reach is decided in `core._app_frame` (its policy, document and permissions); its
 requests that reach past the frame come here and are answered here: a ``tools/call`` goes to the
 server the app came from, only for a tool whose visibility names ``"app"``, and only once the person
-approves it (the approval a model's call gets: `PendingCall`); its result says it came from the app.
+approves it (the approval a model's call gets: `PendingCall`), or has allowed that tool from this
+app for good with a click; its result says it came from the app.
 A link is offered, never followed; a message is shown, never sent.
 """
 
@@ -28,6 +29,7 @@ import traitlets
 
 from .._version import __version__
 from ..client._apps import App, app_may_call
+from ..client._calls import call
 from ..client._results import CallResult
 from ..core import _ui
 from ..core._app_frame import (
@@ -113,6 +115,11 @@ class AppView(widgets.VBox):
         ``"denied"``, ``"approved"``, ``"error"``), in order.
     answers:
         Every answer sent to the app: ``{"id", "result"}`` or ``{"id", "error"}``.
+    pending:
+        The pending calls the app asked for, each with Approve / Deny, and under it a button that
+        approves it and every later call of that tool from this app.
+    always:
+        The tools this app may call without asking again (the person clicked that button).
     initialized:
         Whether the app has finished its handshake in a browser.
     """
@@ -127,6 +134,8 @@ class AppView(widgets.VBox):
         self.calls: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
         self.pending: list[Any] = []
+        self._prompts: list[widgets.Widget] = []
+        self.always: set[str] = set()
         self.handled: list[concurrent.futures.Future[Any]] = []
         self.initialized = False
         self._lock = threading.Lock()
@@ -252,11 +261,31 @@ class AppView(widgets.VBox):
             else:  # the server asked the person something first: answered in the notebook
                 self._answer(request, error=(REFUSED, t("app.asked_question")))
 
+        if name in self.always:  # the person allowed this tool from this app for good, with a click
+            record["outcome"] = "approved"
+            try:
+                called = call(name, arguments, **options)
+            except Exception as exc:
+                done("approved", None, exc)
+                return
+            if isinstance(called, CallResult):
+                called.from_app, called.app = self.app.uri, None
+            done("approved", called, None)
+            return
         pending = _ui.make("pending_call", name, arguments, options, from_app=self.app.uri, on_done=done)
+        always = widgets.Button(description=t("app.always", tool=name), icon="check")
+        always.on_click(lambda _: self._allow_always(name, pending, always))
         with self._lock:
             # Decided calls leave the record first, so the screen holds at most MAX_KEPT of them.
             self.pending = [*self.pending, pending][-MAX_KEPT:]
-            self.calls_box.children = tuple(self.pending)
+            self._prompts = [*self._prompts, widgets.VBox([pending, always])][-MAX_KEPT:]
+            self.calls_box.children = tuple(self._prompts)
+
+    def _allow_always(self, name: str, pending: Any, button: widgets.Button) -> None:
+        """Approve `pending` and every later call of the tool `name` from this app (this view only)."""
+        button.disabled = True
+        self.always.add(name)
+        pending.approve()
 
     # -- what goes back -----------------------------------------------------------------------------
     def _note(self, note: dict[str, str]) -> None:

@@ -115,7 +115,7 @@ def test_an_app_asking_in_a_loop_buries_no_prompt() -> None:
     view = result.view().app_view
     for request_id in range(12):
         ask(view, request_id, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
-    assert len(view.pending) == 5 and len(view.calls_box.children) == 5
+    assert len(view.pending) == 5 and len(view.calls_box.children) == 5  # each with its buttons
     assert [answer["error"]["code"] for answer in view.answers] == [-32000] * 7
     view.pending[0].deny()  # once the person decides one, the app may ask again
     ask(view, 99, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})

@@ -77,7 +77,7 @@ def test_an_app_tool_call_goes_through_approval_and_is_marked_as_the_apps() -> N
     view = app_of("weather", {"city": "Seoul"})
     ask(view, 7, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
     [pending] = view.pending
-    assert isinstance(pending, PendingCall) and pending in view.calls_box.children
+    assert isinstance(pending, PendingCall) and view.calls_box.children[0].children[0] is pending
     assert "ui://weather/app.html" in pending.children[0].value  # the question says who asks
     assert view.answers == []  # nothing ran, nothing answered, until the person decides
     pending.approve_button.click()
@@ -131,3 +131,22 @@ def test_links_are_offered_and_messages_shown_never_sent() -> None:
 def test_the_text_of_the_widget_is_the_results() -> None:
     result = mcp_notebook.call("weather", {"city": "Seoul"}, stdio=STDIO)
     assert repr(result.view().app_view) == repr(result)
+
+
+def test_a_tool_allowed_for_good_runs_without_asking_again_from_this_app_only() -> None:
+    view = app_of("weather", {"city": "Seoul"})
+    ask(view, 1, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
+    always = view.calls_box.children[0].children[1]
+    assert always.description == "Always allow refresh from this app"
+    always.click()
+    view.pending[0].result(30)
+    ask(view, 2, "tools/call", {"name": "refresh", "arguments": {"city": "Jeju"}})
+    assert len(view.pending) == 1  # no second prompt
+    assert view.answers[-1] == {"id": 2, "result": view.calls[-1]["result"].raw}
+    assert view.calls[-1]["result"].from_app == "ui://weather/app.html"
+    assert view.calls[-1]["result"].text == "fresh Jeju 22"
+    ask(view, 3, "tools/call", {"name": "secret", "arguments": {}})
+    assert view.calls[-1]["outcome"] == "refused"  # allowing one tool opens no other
+    other = app_of("weather", {"city": "Seoul"})  # another result's app asks afresh
+    ask(other, 1, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
+    assert len(other.pending) == 1 and other.answers == []
