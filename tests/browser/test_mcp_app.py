@@ -1,9 +1,11 @@
-"""Real browser: a server's MCP App drawn in JupyterLab, fed its tool's input and result, and calling
-a tool from inside its frame once the person approves it with a click.
+"""Real browser: MCP Apps drawn in JupyterLab, fed their tool's input and result, and calling a tool
+from inside their frame once the person approves it with a click.
 
-The server is the SDK's own Apps extension (``tests/servers/apps.py``, over stdio); its ``weather``
+One server is the SDK's own Apps extension (``tests/servers/apps.py``, over stdio); its ``weather``
 app is hand-written against the protocol and writes what it received into its own page, which the
-test reads through the frame. A screenshot goes to test-artifacts/.
+test reads through the frame. The other is the notebook's own server with `app_from(df)`: its table
+view filtered by typing, which asks once, then, allowed for good, no more. Screenshots go to
+test-artifacts/.
 """
 
 from __future__ import annotations
@@ -89,6 +91,59 @@ def test_an_app_is_drawn_gets_its_result_and_calls_a_tool_once_approved(tmp_path
             page.screenshot(path=ARTIFACTS / "jupyterlab-mcp-app.png", full_page=True)
         except BaseException:
             page.screenshot(path=ARTIFACTS / "jupyterlab-mcp-app-failure.png")
+            print(lab.tail(), file=sys.stderr)
+            raise
+        finally:
+            browser.close()
+
+
+TABLE_CELLS = [
+    "%load_ext mcp_notebook",
+    """
+    import pandas as pd
+    import mcp_notebook
+    from mcp_notebook import app_from
+    menu = pd.DataFrame({'name': ['tea', 'rice', 'noodles'], 'price': [3, 1, 6]})
+    app_from(menu, name='menu')
+    srv = mcp_notebook.serve()
+    """,
+    "mcp_notebook.call('menu')",
+    f"print({READY!r})",
+]
+
+
+@pytest.mark.timeout(300)
+def test_the_notebooks_own_table_view_is_filtered_through_the_notebooks_host(tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    write_notebook(tmp_path / NOTEBOOK, TABLE_CELLS)
+    with (
+        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
+        sync_playwright() as playwright,
+    ):
+        browser = chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 960})
+        try:
+            outputs = run_all(page, base_of(url), NOTEBOOK)
+            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+            app = page.frame_locator("iframe.mcp-app-frame")
+            expect(app.locator("#body tr")).to_have_count(3, timeout=60 * SECONDS)
+            # Typing asks for the rows through the host: once, with Approve and "always".
+            app.locator("#query").fill("tea")
+            always = outputs.get_by_role("button", name="Always allow menu_rows from this app")
+            always.wait_for(timeout=60 * SECONDS)
+            expect(app.locator("#body tr")).to_have_count(3)  # nothing ran before the click
+            always.click()
+            expect(app.locator("#body tr")).to_have_count(1, timeout=60 * SECONDS)
+            expect(app.locator("#body")).to_contain_text("tea")
+            # Allowed for good: the next filter runs without asking again.
+            app.locator("#query").fill("")
+            expect(app.locator("#body tr")).to_have_count(3, timeout=60 * SECONDS)
+            expect(outputs.get_by_role("button", name="Approve")).to_have_count(1)
+            page.screenshot(path=ARTIFACTS / "jupyterlab-table-view.png", full_page=True)
+        except BaseException:
+            page.screenshot(path=ARTIFACTS / "jupyterlab-table-view-failure.png")
             print(lab.tail(), file=sys.stderr)
             raise
         finally:
