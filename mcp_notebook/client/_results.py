@@ -19,9 +19,10 @@ from ..core import _ui
 from ..core._kinds import block_html, describe_block, result_html, result_lines
 from ..core._media import is_base64, media_type
 from ..core._text import t
+from ._apps import App
 from ._target import Target
 
-__all__ = ["CallResult", "Origin", "PromptResult", "ReadResult", "is_base64", "media_type"]
+__all__ = ["App", "CallResult", "Origin", "PromptResult", "ReadResult", "app_line", "is_base64", "media_type"]
 
 
 # The server a result came from, reached again the same way: to read what the result links to. A
@@ -51,6 +52,13 @@ class CallResult:
         The ``structuredContent`` object, if the tool returned one.
     is_error:
         True for a tool execution error (the tool ran, or tried to, and reports a problem).
+    arguments:
+        The arguments the tool was called with.
+    app:
+        The MCP App the tool is bound to (``_meta.ui.resourceUri``), read from the same server: the
+        widget view shows the result in it, beside the plain result. None for a tool without one.
+    from_app:
+        The ``ui://`` app that asked for this call (approved by the person), or None.
     """
 
     tool: str
@@ -59,6 +67,9 @@ class CallResult:
     is_error: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     origin: Origin | None = field(default=None, repr=False, compare=False)
+    arguments: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    app: App | None = field(default=None, repr=False, compare=False)
+    from_app: str | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -66,14 +77,29 @@ class CallResult:
         return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
 
     def view(self) -> Any:
-        """This result as a widget (images, players, JSON tree, "Read it"); its text/plain is unchanged."""
+        """This result as a widget (images, players, JSON tree, "Read it", its app); its text/plain is unchanged."""
         return _ui.make("result_view", self)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # A result bound to an app is its widget where widgets run; its text/plain stays this
+        # result's, and IPython adds `_repr_html_` beside it (nbconvert, GitHub). Other results
+        # keep their plain reprs.
+        if self.app is None:
+            return None
+        bundle = self.view()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # ipywidgets cuts a widget's text/plain at 110 characters
+            bundle["text/plain"] = self.__repr__()
+        return bundle
 
     def __repr__(self) -> str:
         label = t("result.error_label") if self.is_error else t("result.ok_label")
         lines = [f"{label}: {self.tool}"]
+        if self.from_app:
+            lines.append(t("app.called_by", uri=self.from_app))
         lines.extend(describe_block(block) for block in self.content)
         lines.extend(result_lines(self.raw))
+        if self.app is not None:
+            lines.append(app_line(self.app))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -82,10 +108,21 @@ class CallResult:
         parts = [
             f'<div><b style="color:{colour}">{html.escape(label)}</b>: <code>{html.escape(self.tool)}</code>'
         ]
+        if self.from_app:
+            parts.append(f"<div><i>{html.escape(t('app.called_by', uri=self.from_app))}</i></div>")
         parts.extend(block_html(block) for block in self.content)
         parts.extend(result_html(self.raw))
+        if self.app is not None:
+            parts.append(f"<div><i>{html.escape(app_line(self.app))}</i></div>")
         parts.append("</div>")
         return "".join(parts)
+
+
+def app_line(app: App) -> str:
+    """The line that stands for an app where it cannot run (a terminal, nbconvert, nbval)."""
+    if app.error is not None:
+        return t("app.unreadable", uri=app.uri, error=app.error)
+    return t("app.text_fallback", uri=app.uri)
 
 
 @dataclass

@@ -11,7 +11,8 @@ ServerHandle), ``"pending_call"`` (tool, arguments, call options), ``"elicitatio
 ``"sampling_form"`` (the request's params; the form has an ``answer`` future), ``"call_in_progress"``
 (tool, questions, future, finish), ``"task_call"`` (a `TaskCall`: its progress and a Cancel button),
 ``"check_result"`` (a connection check's `CheckResult`), ``"server_status"`` (a ServerHandle shown in a
-cell: its live state), ``"waiting_badge"`` (a ServerHandle whose waiting calls the page's badge counts, in a kernel).
+cell: its live state), ``"waiting_badge"`` (a ServerHandle whose waiting calls the page's badge counts, in a kernel),
+``"app_view"`` (a CallResult with an ``app``: the MCP App its tool is bound to, in a sandboxed frame).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Notebook widgets: the server panel, the catalogue, results, pending calls and question forms.
+"""Notebook widgets: the server panel, the catalogue, results (and their MCP Apps), pending calls and question forms.
 
 Widgets show, cores decide: each takes core objects (`ApprovalRequest`, `CallRecord`, results) and
 holds no protocol logic. They never import the server: what they need of it at run time (the
@@ -9,6 +9,7 @@ and a view for each content kind with `mcp_notebook.core._kinds` (a new kind reg
 """
 
 from ..core import _kinds, _ui
+from ._app import AppFrame, AppView
 from ._badge import follow_server
 from ._catalogue import CatalogueView
 from ._check import CheckView
@@ -23,6 +24,8 @@ from ._tasks import RunningTasks, TaskCallView
 from ._tryit import TryIt
 
 __all__ = [
+    "AppFrame",
+    "AppView",
     "ApprovalPrompt",
     "CallProgress",
     "CatalogueView",
@@ -45,6 +48,7 @@ _ui.register("task_call", TaskCallView)
 _ui.register("check_result", CheckView)
 _ui.register("server_status", ServerLine)
 _ui.register("waiting_badge", follow_server)
+_ui.register("app_view", AppView.of)
 
 _kinds.register_view("text", text_view)
 _kinds.register_view("image", media_view)

@@ -13,12 +13,14 @@ import concurrent.futures
 import html
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
 import ipywidgets as widgets
 
 from ..client._calls import call
+from ..client._results import CallResult
 from ..core._errors import MCPNotebookError
 from ..core._text import t
 from ..core._visible import visible_html
@@ -30,21 +32,35 @@ class CallDenied(MCPNotebookError):
 
 
 class PendingCall(widgets.VBox):
-    """A tool call shown with Approve / Deny; it runs only once approved."""
+    """A tool call shown with Approve / Deny; it runs only once approved.
 
-    def __init__(self, name: str, arguments: dict[str, Any], options: dict[str, Any]) -> None:
+    `from_app`: the ``ui://`` app that asks for the call (said in the question, and kept on the
+    result as its `from_app`). `on_done(decision, result, error)` is called once the call is denied
+    or has ended (on the thread that ran it).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        options: dict[str, Any],
+        *,
+        from_app: str | None = None,
+        on_done: Callable[[str, Any, BaseException | None], None] | None = None,
+    ) -> None:
         self.tool = name
         self.arguments = arguments
         self._options = options
+        self.from_app = from_app
+        self._on_done = on_done
         self._future: concurrent.futures.Future[Any] | None = None
         self._decided = threading.Event()
         self._lock = threading.Lock()
         self.decision: str | None = None
         shown = json.dumps(arguments, ensure_ascii=False, indent=2)
         # Arguments may come from kernel variables ($name): hidden characters are shown, not hidden.
-        question = widgets.HTML(
-            f"<b>{visible_html(t('pending.asks', tool=name))}</b><pre>{visible_html(shown)}</pre>"
-        )
+        asks = t("app.asks", uri=from_app, tool=name) if from_app else t("pending.asks", tool=name)
+        question = widgets.HTML(f"<b>{visible_html(asks)}</b><pre>{visible_html(shown)}</pre>")
         self.approve_button = widgets.Button(description=t("pending.approve"), button_style="success")
         self.deny_button = widgets.Button(description=t("pending.deny"), button_style="danger")
         self.status = widgets.HTML(
@@ -73,6 +89,8 @@ class PendingCall(widgets.VBox):
             self.status.value = (
                 f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.denied'))}</span>"
             )
+            if self._on_done is not None:
+                self._on_done("denied", None, None)
 
     def _decide(self, decision: str) -> bool:
         with self._lock:
@@ -87,12 +105,21 @@ class PendingCall(widgets.VBox):
     def _run(self) -> Any:
         try:
             result = call(self.tool, self.arguments, **self._options)
+        except BaseException as exc:
+            if self._on_done is not None:
+                self._on_done("approved", None, exc)
+            raise
         finally:
             self.status.value = (
                 f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.done'))}</span>"
             )
+        if self.from_app and isinstance(result, CallResult):
+            # The app asked: the result goes back to it, and is not shown with the app again.
+            result.from_app, result.app = self.from_app, None
         # Output.append_display_data is the thread-safe way to show something in this widget.
         self.output.append_display_data(result)
+        if self._on_done is not None:
+            self._on_done("approved", result, None)
         return result
 
     def result(self, timeout: float | None = 60.0) -> Any:
@@ -125,4 +152,5 @@ class PendingCall(widgets.VBox):
 
     def __repr__(self) -> str:
         state = self.decision or "pending"
-        return f"<pending call {self.tool} {json.dumps(self.arguments, ensure_ascii=False)}: {state}>"
+        by = f" from {self.from_app}" if self.from_app else ""
+        return f"<pending call {self.tool} {json.dumps(self.arguments, ensure_ascii=False)}{by}: {state}>"

@@ -1,7 +1,8 @@
 """Results as widgets: a call's result, its progress while it runs, and errors labelled by layer.
 
     ResultView    a CallResult, ReadResult or PromptResult: one child widget per content block
-                  (see `_content`), structuredContent as a tree and a table, or a running call
+                  (see `_content`), structuredContent as a tree and a table, the app of a tool
+                  bound to one (`_app`, through `core._ui`), or a running call
     CallProgress  a progress bar fed by progress notifications (thread-safe: only sets traits)
     ErrorView     a ProtocolError, InvalidResultError or ClientConnectionError, with its layer
 
@@ -17,7 +18,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..client._results import CallResult, PromptResult, ReadResult
+from ..client._results import CallResult, PromptResult, ReadResult, app_line
+from ..core import _ui
 from ..core._errors import ClientConnectionError, InvalidResultError, ProtocolError
 from ..core._kinds import Block, ViewContext, kind_of_block, kinds_of_result, view_of
 from ..core._text import t
@@ -155,6 +157,7 @@ class ResultView(widgets.VBox):
         self.tree: JsonTree | None = None
         self.table: RecordsTable | None = None
         self.layer: str | None = None
+        self.app_view: Any = None  # the result's MCP App (`_app.AppView`), when its tool has one
         self.tool = tool
         # Only a running call has a progress bar: a finished result costs no extra widgets.
         self.progress = CallProgress(tool) if result is None else None
@@ -228,7 +231,15 @@ class ResultView(widgets.VBox):
             head = (
                 f"<b style='color:{_OK}'>✔ {esc(t('result.ok_label'))}</b>: <code>{esc(result.tool)}</code>"
             )
-        children: list[widgets.Widget] = [widgets.HTML(head), *self.blocks]
+        children: list[widgets.Widget] = [widgets.HTML(head)]
+        # The app first, the plain result (what a client without Apps gets) under it.
+        app = result.app
+        if app is not None and app.error is None:
+            self.app_view = _ui.make("app_view", result)
+            children.append(self.app_view)
+        elif app is not None:  # bound to an app its server could not serve: say so, show the rest
+            children.append(widgets.HTML(f"<i>{esc(app_line(app))}</i>"))
+        children.extend(self.blocks)
         if result.structured_content is not None:
             records = records_of(result.structured_content)
             self.table = RecordsTable(records) if records is not None else None
