@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core import _ui
 from ..core._app_frame import resource_uri
+from ..core._apps import FROM_APP
 from ..core._catalogue import tools_changed
 from ..core._options import takes_options
 from ..core._text import t
@@ -34,6 +35,7 @@ def call(
     confirm: bool = False,
     on_progress: Callable[[float, float | None, str | None], None] | None = None,
     task: bool = False,
+    from_app: str | None = None,
     **target: Any,
 ) -> Any:
     """Call the tool `name` and return its result.
@@ -57,6 +59,9 @@ def call(
         server of the 2026-07-28 era): return a `TaskCall` at once, shown as a progress bar with a
         Cancel button, with ``.status``, ``.progress``, ``.result(timeout)``, ``await`` and
         ``.cancel()``. A call the server answers at once gives a `TaskCall` that has ended.
+    from_app:
+        The ``ui://`` app on whose behalf the call is made (a host showing an MCP App): sent in the
+        request's ``_meta`` so that the server's activity log says so, and kept on the result.
 
     Raises
     ------
@@ -69,7 +74,8 @@ def call(
     """
     where = Target.of(target, "call()")
     if confirm:
-        return _ui.make("pending_call", name, dict(arguments or {}), where.options())
+        asks = {"from_app": from_app} if from_app else {}
+        return _ui.make("pending_call", name, dict(arguments or {}), where.options(), **asks)
     if task:
         return _as_task(name, dict(arguments or {}), where)
 
@@ -85,7 +91,8 @@ def call(
             bound = await definition(client, name)
         except Exception:  # a listing the server fails: the call still goes, shown without an app
             bound = None
-        result = await client.call_tool(name, arguments or {}, progress_callback=progress)
+        meta = {FROM_APP: from_app} if from_app else None
+        result = await client.call_tool(name, arguments or {}, progress_callback=progress, meta=meta)
         return result, (await app_for(client, name) if resource_uri(bound) else None)
 
     def finish(answer: Any) -> CallResult:
@@ -93,6 +100,9 @@ def call(
         raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         called = to_call_result(name, raw, where)
         called.arguments, called.app = dict(arguments or {}), app
+        if from_app:
+            # The app asked: the result goes back to it, and is not shown with the app again.
+            called.from_app, called.app = from_app, None
         return called
 
     return request(do, where, finish=finish, label=name)

@@ -28,6 +28,9 @@ from ._text import t
 EXTENSION = "io.modelcontextprotocol/ui"
 MIME_TYPE = "text/html;profile=mcp-app"
 SCHEME = "ui://"
+FROM_APP = "io.github.mcp-notebook/from-app"
+"""A request's ``_meta`` key: the ``ui://`` app whose host sent this call on its behalf (this
+package's host sets it). The host's word, as a client's name is: shown to people, never a key."""
 
 Visibility = Literal["model", "app"]
 VISIBILITY: tuple[Visibility, ...] = ("model", "app")

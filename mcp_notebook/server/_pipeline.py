@@ -60,6 +60,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ..core._apps import FROM_APP, SCHEME
 from ..core._identity import claims, identity_of
 
 logger = logging.getLogger(__name__)
@@ -126,6 +127,7 @@ class CallRecord:
     error: dict[str, Any] | None = None
     rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
     claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
+    app: str | None = None  # the ui:// app its host says asked for the call (`FROM_APP`): a claim too
     size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
     # A call of a tool the caller may not see (unknown, or hidden from it): audited, but not a call of a tool.
     unknown: bool = field(default=False, repr=False, compare=False)
@@ -160,6 +162,7 @@ class CallRecord:
             "method": self.method,
             "client": self.client,
             "claimed": self.claimed,
+            "app": self.app,
             "protocol_version": self.protocol_version,
             "tool": self.tool,
             "arguments": self.arguments,
@@ -264,6 +267,7 @@ class CallPipeline:
             arguments=arguments,
             client=client if client is not None else identity_of(ctx).name,
             claimed=claimed_name(ctx),
+            app=claimed_app(ctx),
             protocol_version=ctx.protocol_version,
             started=time.time(),
             request_id=ctx.request_id,
@@ -303,6 +307,21 @@ def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:
     """The name the client gives itself (``clientInfo.name``): shown as a claim, never used as a key."""
     client = ctx.session.client_params
     return client.client_info.name if client is not None else None
+
+
+MAX_APP_CHARS = 1000
+"""What the record keeps of a host's app URI at most (a client writes it)."""
+
+
+def claimed_app(ctx: ServerRequestContext[Any]) -> str | None:
+    """The ``ui://`` app a host says this request comes from (``_meta`` `FROM_APP`), if it says one.
+
+    Shown so that a person can tell a call an app made from one a model made; a host's word, so it
+    decides nothing (the caller's identity is still its credential's).
+    """
+    meta = getattr(ctx, "meta", None)
+    value = meta.get(FROM_APP) if isinstance(meta, dict) else None
+    return value[:MAX_APP_CHARS] if isinstance(value, str) and value.startswith(SCHEME) else None
 
 
 def dumped(result: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import ipywidgets as widgets
 
 from ..core._identity import NOTEBOOK, claims
 from ..core._text import t
-from ..core._visible import visible, visible_html
+from ..core._visible import MAX_CLAIM_CHARS, visible, visible_html
 from ._style import human_duration
 
 MAX_ENTRIES = 200
@@ -232,6 +232,10 @@ def _client(record: Any) -> str:
     claim = None if record.client == NOTEBOOK else claims(record.client, record.claimed)
     if claim:
         shown += f"<br><span class='mcp-muted'>{visible_html(claim, one_line=True)}</span>"
+    app = getattr(record, "app", None)
+    if app:  # a call an MCP App asked its host for, not one a model chose (the host's word for it)
+        cut = app if len(app) <= MAX_CLAIM_CHARS else app[:MAX_CLAIM_CHARS] + "…"
+        shown += f"<br><span class='mcp-muted'>{visible_html(t('identity.from_app', uri=cut), one_line=True)}</span>"
     return shown
 
 

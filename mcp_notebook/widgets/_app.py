@@ -264,12 +264,10 @@ class AppView(widgets.VBox):
         if name in self.always:  # the person allowed this tool from this app for good, with a click
             record["outcome"] = "approved"
             try:
-                called = call(name, arguments, **options)
+                called = call(name, arguments, from_app=self.app.uri, **options)
             except Exception as exc:
                 done("approved", None, exc)
                 return
-            if isinstance(called, CallResult):
-                called.from_app, called.app = self.app.uri, None
             done("approved", called, None)
             return
         pending = _ui.make("pending_call", name, arguments, options, from_app=self.app.uri, on_done=done)

@@ -20,7 +20,6 @@ import anyio.to_thread
 import ipywidgets as widgets
 
 from ..client._calls import call
-from ..client._results import CallResult
 from ..core._errors import MCPNotebookError
 from ..core._text import t
 from ..core._visible import visible_html
@@ -104,7 +103,7 @@ class PendingCall(widgets.VBox):
 
     def _run(self) -> Any:
         try:
-            result = call(self.tool, self.arguments, **self._options)
+            result = call(self.tool, self.arguments, from_app=self.from_app, **self._options)
         except BaseException as exc:
             if self._on_done is not None:
                 self._on_done("approved", None, exc)
@@ -113,9 +112,6 @@ class PendingCall(widgets.VBox):
             self.status.value = (
                 f"<span style='color:var(--jp-ui-font-color2)'>{html.escape(t('pending.done'))}</span>"
             )
-        if self.from_app and isinstance(result, CallResult):
-            # The app asked: the result goes back to it, and is not shown with the app again.
-            result.from_app, result.app = self.from_app, None
         # Output.append_display_data is the thread-safe way to show something in this widget.
         self.output.append_display_data(result)
         if self._on_done is not None:

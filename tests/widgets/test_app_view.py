@@ -14,8 +14,11 @@ import pytest
 import traitlets
 
 import mcp_notebook
+from mcp_notebook import app_resource, tool
 from mcp_notebook.widgets import AppView, ResultView
+from mcp_notebook.widgets._activity import render_row
 from mcp_notebook.widgets._pending import PendingCall
+from tests.conftest import serve_unattended
 
 SERVER = Path(__file__).parents[1] / "servers" / "apps.py"
 STDIO = f'"{sys.executable}" "{SERVER}"'
@@ -150,3 +153,35 @@ def test_a_tool_allowed_for_good_runs_without_asking_again_from_this_app_only() 
     other = app_of("weather", {"city": "Seoul"})  # another result's app asks afresh
     ask(other, 1, "tools/call", {"name": "refresh", "arguments": {"city": "Busan"}})
     assert len(other.pending) == 1 and other.answers == []
+
+
+def test_an_app_call_is_in_the_servers_activity_log_as_the_apps(catalogue: Any) -> None:
+    app_resource("ui://notes/view", "<!doctype html><p>notes</p>", catalogue=catalogue)
+
+    @tool(catalogue=catalogue, read_only=True, app="ui://notes/view")
+    def notes() -> str:
+        """The notes, with a view."""
+        return "two notes"
+
+    @tool(catalogue=catalogue, read_only=True, app="ui://notes/view", visibility=["app"])
+    def more_notes(page: int) -> str:
+        """For the view only: a page of notes."""
+        return f"page {page}"
+
+    srv = serve_unattended(catalogue)
+    try:
+        target = {"url": srv.url, "token": srv.token}
+        view = mcp_notebook.call("notes", **target).view().app_view
+        ask(view, 3, "tools/call", {"name": "more_notes", "arguments": {"page": 2}})
+        [pending] = view.pending
+        pending.approve_button.click()
+        assert pending.result(30).text == "page 2"
+        by_model, by_app = [r for r in srv.calls if r.method == "tools/call"]
+        # The person reading the log tells the call the app asked for from the one a model chose.
+        assert by_model.tool == "notes" and by_model.app is None
+        assert by_app.tool == "more_notes" and by_app.app == "ui://notes/view"
+        assert by_app.to_json()["app"] == "ui://notes/view"
+        shown = "for the app ui://notes/view, its host says"
+        assert shown in render_row(by_app) and shown not in render_row(by_model)
+    finally:
+        srv.stop()
