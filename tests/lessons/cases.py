@@ -10,6 +10,10 @@ DIAGRAMS = {
         "sequenceDiagram",
         ("initialize", "notifications/initialized", "tools/list", "nextCursor", "tools/call"),
     ),
+    "02_resources": (
+        "sequenceDiagram",
+        ("tools/list", "_meta.ui.resourceUri", "tools/call", "resources/read", "ui://", "visibility"),
+    ),
     "04_error_layers": ("flowchart", ("JSON-RPC error", "-32602", "isError: true", "ToolError")),
     "08_protocol_eras": (
         "sequenceDiagram",

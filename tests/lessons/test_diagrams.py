@@ -1,8 +1,9 @@
 """Where people would rather look than read, a chapter draws: host/client/server (00), discovery and
-call (01), the two error layers (04), the two eras (08), where a hostile server's attacks come in (10),
-authorization (11: the OAuth flow, then how the app decides on one token), as Mermaid in a Markdown
-cell, which JupyterLab (4.1 and later) and GitHub render. Each committed notebook, in both languages,
-holds its diagrams, and each diagram shows what it is there for.
+call (01), a tool with an MCP Apps view and who controls it (02), the two error layers (04), the two
+eras (08), where a hostile server's attacks come in (10), authorization (11: the OAuth flow, then how
+the app decides on one token), as Mermaid in a Markdown cell, which JupyterLab (4.1 and later) and
+GitHub render. Each committed notebook, in both languages, holds its diagrams, and each diagram shows
+what it is there for.
 """
 
 from __future__ import annotations
