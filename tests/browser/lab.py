@@ -1,9 +1,13 @@
-"""JupyterLab as `scripts/lab` starts it, and Debian's headless chromium, for the real-browser tests.
+"""JupyterLab as `scripts/lab` starts it, Notebook 7 with the same settings, and Debian's headless
+chromium, for the real-browser tests.
 
 JupyterLab runs through `scripts/_lab.py` (what `scripts/lab` runs once .venv is ready), so every
-browser test sees the project's settings (no news toast, kernels over IPC, ...). Each gets a home of
-its own: empty Jupyter config, data, runtime, settings and workspace folders, as on a new machine,
-and no display, so no browser is opened beside the one the test drives.
+browser test sees the project's settings (no news toast, kernels over IPC, ...). Notebook 7, the
+other front end a person may open, is started with those settings too (`scripts/jupyter/` first on
+JUPYTER_CONFIG_PATH, CurveZMQ keys for kernels). Each gets a home of its own: empty Jupyter config,
+data, runtime, settings and workspace folders, as on a new machine, and no display, so no browser is
+opened beside the one the test drives. This package's server extension is enabled in both as pip
+installs it, by the environment's own `etc/jupyter`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ NO_TOKEN = (
 class JupyterLab:
     """`scripts/_lab.py` as a subprocess on a port the OS picks; its terminal output is kept."""
 
+    NAME = "JupyterLab"
+    URL = re.compile(r"http://127\.0\.0\.1:\d+/lab\S*")
+    """The URL the server prints for people to open."""
+    CONFIG_PATH: Path | None = None
+    """JUPYTER_CONFIG_PATH for the server, if the command does not set it (scripts/_lab.py does)."""
+
     def __init__(self, home: Path, *options: str, user_settings: dict[str, Any] | None = None) -> None:
         settings = home / "settings"
         for plugin, values in (user_settings or {}).items():
@@ -64,16 +74,10 @@ class JupyterLab:
             }
         )
         env.pop("JUPYTER_CONFIG_PATH", None)
-        command = [
-            sys.executable,
-            str(LAB),
-            "--port=0",
-            "--ServerApp.port_retries=0",
-            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to wait for a kernel
-            *options,
-        ]
+        if self.CONFIG_PATH is not None:
+            env["JUPYTER_CONFIG_PATH"] = str(self.CONFIG_PATH)
         self.process = subprocess.Popen(
-            command,
+            self.command(options),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -85,6 +89,16 @@ class JupyterLab:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
+    def command(self, options: tuple[str, ...]) -> list[str]:
+        return [
+            sys.executable,
+            str(LAB),
+            "--port=0",
+            "--ServerApp.port_retries=0",
+            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to wait for a kernel
+            *options,
+        ]
+
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
@@ -93,15 +107,15 @@ class JupyterLab:
         self._lines.put(None)
 
     def wait_for_url(self, timeout: float = 60) -> str:
-        """The URL JupyterLab prints for people to open (default page, token included), once it listens."""
+        """The URL the server prints for people to open (default page, token included), once it listens."""
         while True:
             try:
                 line = self._lines.get(timeout=timeout)
             except queue.Empty:
-                raise TimeoutError(f"JupyterLab did not start within {timeout} s:\n{self.tail()}") from None
+                raise TimeoutError(f"{self.NAME} did not start within {timeout} s:\n{self.tail()}") from None
             if line is None:
-                raise RuntimeError(f"JupyterLab exited with {self.process.wait()}:\n{self.tail()}")
-            found = re.search(r"http://127\.0\.0\.1:\d+/lab\S*", line)
+                raise RuntimeError(f"{self.NAME} exited with {self.process.wait()}:\n{self.tail()}")
+            found = self.URL.search(line)
             if found:
                 return found.group(0)
 
@@ -135,6 +149,39 @@ class JupyterLab:
         self.process.stdout.close()
 
 
+class Notebook7(JupyterLab):
+    """Notebook 7 (`python -m notebook`) with the settings `scripts/_lab.py` gives JupyterLab.
+
+    Its pages are JupyterLab's components (the same labextensions, anywidget's among them) in a
+    one-document shell: the default page is the file browser at /tree, a notebook opens at
+    /notebooks/<path>.
+    """
+
+    NAME = "Notebook 7"
+    URL = re.compile(r"http://127\.0\.0\.1:\d+/tree\S*")
+    CONFIG_PATH = ROOT / "scripts" / "jupyter"  # the project's server settings, as scripts/_lab.py sets
+
+    def command(self, options: tuple[str, ...]) -> list[str]:
+        import zmq
+
+        # As scripts/_lab.py: kernels with CurveZMQ keys, root allowed (containers), no browser tried.
+        defaults = ["--no-browser"]
+        if zmq.has("curve"):
+            defaults.append("--KernelManager.transport_encryption=auto")
+        if os.geteuid() == 0:
+            defaults.append("--allow-root")
+        return [
+            sys.executable,
+            "-m",
+            "notebook",
+            "--port=0",
+            "--ServerApp.port_retries=0",
+            "--JupyterNotebookApp.expose_app_in_browser=True",  # window.jupyterapp, as in JupyterLab
+            *defaults,
+            *options,
+        ]
+
+
 def base_of(url: str) -> str:
     found = re.match(r"http://127\.0\.0\.1:\d+", url)
     assert found is not None, url
@@ -146,7 +193,19 @@ def jupyterlab(
     home: Path, *options: str, user_settings: dict[str, Any] | None = None
 ) -> Iterator[tuple[JupyterLab, str]]:
     """A running JupyterLab and the URL it printed; stopped (kernels first) on exit."""
-    lab = JupyterLab(home, *options, user_settings=user_settings)
+    with running(JupyterLab(home, *options, user_settings=user_settings)) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def notebook7(home: Path, *options: str) -> Iterator[tuple[JupyterLab, str]]:
+    """A running Notebook 7 and the URL it printed; stopped (kernels first) on exit."""
+    with running(Notebook7(home, *options)) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def running(lab: JupyterLab) -> Iterator[tuple[JupyterLab, str]]:
     try:
         url = lab.wait_for_url()
         try:
@@ -188,13 +247,16 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     nbformat.write(notebook, path)
 
 
-def run_all(page: Any, base: str, notebook: str) -> Any:
-    """Open `notebook` in JupyterLab, wait for its kernel, run every cell; the output areas' locator.
+def run_all(page: Any, base: str, notebook: str, *, front: str = "lab") -> Any:
+    """Open `notebook` in JupyterLab (or Notebook 7: `front="notebook"`), wait for its kernel, run
+    every cell; the output areas' locator.
 
     The command is started inside braces so the page returns at once instead of awaiting every cell;
-    the locator is the outputs, since the editors hold the same words as source.
+    the locator is the outputs, since the editors hold the same words as source. Both front ends
+    expose the same application object and command, and the notebook in front as its current widget.
     """
-    page.goto(f"{base}/lab/tree/{notebook}?reset", timeout=60 * SECONDS)
+    path = {"lab": f"/lab/tree/{notebook}?reset", "notebook": f"/notebooks/{notebook}"}[front]
+    page.goto(f"{base}{path}", timeout=60 * SECONDS)
     page.wait_for_function(KERNEL_IDLE, timeout=90 * SECONDS)
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     return page.locator(".jp-OutputArea-output")
