@@ -183,55 +183,17 @@ def outside_call(srv: Any, name: str, arguments: dict[str, Any]) -> Any:
     return anyio.run(main)
 
 
-SPREAD = "spread"
-"""Marks a parametrized test whose cases may each run in a process of their own under pytest-xdist,
-though they share a module's fixture (each case minutes long, each worth its own start): see
-`pytest_collection_modifyitems`."""
+# How scripts/check spreads the suite over processes: hooks of pytest and pytest-xdist (tests/spread.py).
+from tests.spread import (  # noqa: E402
+    pytest_collection_modifyitems,
+    pytest_configure_node,
+    pytest_unconfigure,
+    pytest_xdist_make_scheduler,
+)
 
-CHEAP_SESSION_FIXTURES = frozenset({"cache_dir"})
-"""Session fixtures of ours that every test uses and that cost nothing to make again per process."""
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Say which tests must share a process when `scripts/check` spreads the suite (``--dist loadgroup``).
-
-    A test that uses only function-scoped fixtures goes to whichever process is free. Tests that
-    share something started once for them stay in one process, so that it starts once: a session
-    fixture of ours (a JupyterHub, a Jupyter server, Redis, Node peers) groups every test that uses
-    it; a module's or a class's fixture (a kernel, an exported app) groups its file. A notebook's
-    cells under nbval run in order in one kernel: a notebook is one group. A parametrized test
-    marked ``spread`` is the exception: each case is a group of its own.
-    """
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        group = _group_of(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(name=group))
-
-
-def _group_of(item: pytest.Item) -> str | None:
-    file = item.nodeid.split("::", 1)[0]
-    if item.get_closest_marker(SPREAD) is not None:
-        return item.nodeid
-    info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the fixtures a test uses
-    if info is None:  # not a Python test function: a notebook cell under nbval
-        return file
-    shared_in_session: list[str] = []
-    shared_in_file = False
-    for name, definitions in info.name2fixturedefs.items():
-        definition = definitions[-1]
-        if definition.scope == "session":
-            if _ours(definition) and name not in CHEAP_SESSION_FIXTURES:
-                shared_in_session.append(name)
-        elif definition.scope in ("module", "class", "package"):
-            shared_in_file = True
-    if shared_in_session:
-        return "session:" + min(shared_in_session)
-    return file if shared_in_file else None
-
-
-def _ours(definition: Any) -> bool:
-    """Whether a fixture is defined by these tests (not by pytest or a plugin: ``tmp_path_factory``)."""
-    module = getattr(definition.func, "__module__", "") or ""
-    return module.startswith("tests") or str(definition.baseid).startswith("tests")
+__all__ = [
+    "pytest_collection_modifyitems",
+    "pytest_configure_node",
+    "pytest_unconfigure",
+    "pytest_xdist_make_scheduler",
+]

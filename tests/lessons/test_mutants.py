@@ -4,9 +4,8 @@
 The checks that still call fixed probes take most of them. Until a checker judges by behaviour
 against the model answer, its exercise is in `FIXED_PROBES`, and its test is expected to fail (not
 strictly: one that passes is reported as such); take its key out when its checker lands. The table
-of every exercise, with the seconds each took, goes to ``test-artifacts/mutants.txt`` (one
-``mutants-gwN.txt`` a process when the suite runs spread over processes) (reported,
-never asserted), and a failing exercise prints its survivors.
+of every exercise, with the seconds each took, goes to ``test-artifacts/mutants.txt``, or one
+``mutants-gwN.txt`` a process when the suite is spread over processes (reported, never asserted), and a failing exercise prints its survivors.
 
 A toy exercise of the tests' own shows what the engine decides, in a few seconds: a check that reads
 its thoroughness has an oracle, one of fixed probes has none.

@@ -1,27 +1,29 @@
-"""The suite spread over processes (scripts/check, pytest-xdist ``--dist loadgroup``) keeps together
-what must run in one process, and nothing else.
+"""The suite spread over processes (scripts/check: pytest-xdist ``-n N --dist loadgroup``) keeps
+together what must run in one process, and nothing else (tests/spread.py).
 
-Collected for real in a pytest of its own: which ``xdist_group`` each test gets from
-`tests.conftest.pytest_collection_modifyitems`.
+The groups are read from a real collection of the suite's own tests; the scheduling is proven by a
+real spread run of a small test file, whose tests say which process ran them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import textwrap
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 COLLECT = """
 import json, sys, pytest
+from tests.spread import group_of
 class Groups:
     def __init__(self): self.found = {}
     def pytest_collection_finish(self, session):
-        for item in session.items:
-            mark = item.get_closest_marker("xdist_group")
-            self.found[item.nodeid] = None if mark is None else mark.kwargs.get("name", mark.args[0] if mark.args else None)
+        self.found = {item.nodeid: group_of(item) for item in session.items}
 groups = Groups()
 code = pytest.main(sys.argv[1:] + ["--collect-only", "-q", "-p", "no:cacheprovider", "-n", "0"], plugins=[groups])
 print("GROUPS" + json.dumps(groups.found))
@@ -40,7 +42,7 @@ def groups_of(*paths: str) -> dict[str, str | None]:
     return found
 
 
-def test_shared_starts_keep_their_tests_in_one_process_and_the_rest_go_anywhere() -> None:
+def test_shared_starts_keep_their_tests_together_and_the_rest_go_anywhere() -> None:
     found = groups_of(
         "tests/hub/test_hub.py",
         "tests/ipython/test_kernel.py",
@@ -55,18 +57,56 @@ def test_shared_starts_keep_their_tests_in_one_process_and_the_rest_go_anywhere(
     # One JupyterHub for the run: every test that uses it, in one process.
     assert of("tests/hub/test_hub.py") == {"session:classroom"}
     # A module's kernel: the module's tests that use it together (its others may go anywhere).
-    assert (
-        "tests/ipython/test_kernel.py"
-        in of("tests/ipython/test_kernel.py")
-        <= {"tests/ipython/test_kernel.py", None}
-    )
+    kernel = "tests/ipython/test_kernel.py"
+    assert kernel in of(kernel) <= {kernel, None}
     # A notebook's cells run in order in one kernel.
     assert of("notebooks/en/00_getting_started.ipynb") == {"notebooks/en/00_getting_started.ipynb"}
-    # Each exercise's mutant measurement a unit of its own (minutes each), though they share a kernel.
+    # Each exercise's mutant measurement a unit of its own (a minute or more each), though they share a kernel.
     spread = {n: g for n, g in found.items() if "test_the_check_refuses_the_wrong_variants" in n}
     assert len(spread) > 10 and all(group == nodeid for nodeid, group in spread.items())
     # Tests that share nothing go to whichever process is free.
     assert of("tests/core/test_visible.py") == {None}
+
+
+SAMPLE = """
+import os, pytest
+
+def ran(kind):
+    with open(os.environ["SAMPLE_RAN"], "a") as log:
+        log.write(kind + " " + os.environ["PYTEST_XDIST_WORKER"] + chr(10))
+
+@pytest.fixture(scope="module")
+def started():
+    return os.environ["PYTEST_XDIST_WORKER"]
+
+@pytest.mark.parametrize("n", range(12))
+def test_shares_the_module_start(started, n):
+    assert started == os.environ["PYTEST_XDIST_WORKER"]
+    ran("shared")
+
+@pytest.mark.spread
+@pytest.mark.parametrize("n", range(12))
+def test_spread_case(started, n):
+    ran("spread")
+"""
+
+
+def test_a_spread_run_keeps_a_module_start_in_one_process(tmp_path: Path) -> None:
+    (tmp_path / "test_sample.py").write_text(textwrap.dedent(SAMPLE))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), "-p", "tests.spread", "-n", "3", "--dist", "loadgroup",
+         "-q", "-p", "no:cacheprovider", "-o", "markers=spread", "--rootdir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "SAMPLE_RAN": str(tmp_path / "ran.txt")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ran: dict[str, list[str]] = defaultdict(list)
+    for line in (tmp_path / "ran.txt").read_text().splitlines():
+        kind, worker = line.split()
+        ran[kind].append(worker)
+    # Every test that uses the module's fixture ran where it was started (the test itself asserts it too).
+    assert len(ran["shared"]) == 12 and len(set(ran["shared"])) == 1
+    assert len(ran["spread"]) == 12
 
 
 def test_the_check_script_spreads_the_suite_by_those_groups() -> None:
