@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.lab import SECONDS, run_all
+from tests.browser.lab import SECONDS, Browsed
 
 READY = "server.json written"
+VIEWPORT = {"width": 1280, "height": 800}
+"""The page's size: the notebook runs on for screens below the server's cell."""
 
 
 TOOL = '''
@@ -45,9 +47,9 @@ WITH_PANEL = ["%load_ext mcp_notebook", TOOL, "srv = %mcp_serve", WRITE_SERVER_J
 NO_PANEL = [TOOL, "import mcp_notebook\nsrv = mcp_notebook.serve()", WRITE_SERVER_JSON, *BELOW]
 
 
-def open_at_the_bottom(page: Any, base: str, name: str) -> Any:
+def open_at_the_bottom(lab: Browsed, name: str) -> Any:
     """Run the notebook and read its last screen, as a person would; the output areas' locator."""
-    outputs = run_all(page, base, name)
+    outputs = lab.run_all(name)
     outputs.filter(has_text=READY).wait_for(timeout=90 * SECONDS)
     last = outputs.filter(has_text="part 19")
     last.wait_for(timeout=90 * SECONDS)

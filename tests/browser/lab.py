@@ -22,7 +22,8 @@ import sys
 import textwrap
 import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -245,6 +246,65 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(code).strip()) for code in cells]
     nbformat.write(notebook, path)
+
+
+@dataclass
+class Browsed:
+    """A page of headless chromium on a running server, and what a test does with it."""
+
+    server: JupyterLab
+    base: str
+    context: Any
+    page: Any
+    front: str
+    shot: str
+
+    def run_all(self, notebook: str) -> Any:
+        """`run_all` of `notebook` in this page's front end: the output areas' locator."""
+        return run_all(self.page, self.base, notebook, front=self.front)
+
+    def screenshot(self) -> None:
+        """The whole page as the test left it, in test-artifacts/."""
+        self.page.screenshot(path=ARTIFACTS / f"{self.shot}.png", full_page=True)
+
+
+@contextlib.contextmanager
+def browsed(
+    tmp_path: Path,
+    notebooks: Mapping[str, list[str]],
+    shot: str,
+    *,
+    front: str = "lab",
+    **context_options: Any,
+) -> Iterator[Browsed]:
+    """`notebooks` (name: cells) written into `tmp_path`, JupyterLab (or Notebook 7:
+    `front="notebook"`) serving that folder without a token, and a fresh page of chromium on it
+    (1280 x 960 unless `context_options` say otherwise).
+
+    A failure inside leaves `<shot>-failure.png` in test-artifacts/ and the server's terminal on
+    stderr, which is most of what there is to read when a browser test fails on another machine.
+    """
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, cells in notebooks.items():
+        write_notebook(tmp_path / name, cells)
+    start = {"lab": jupyterlab, "notebook": notebook7}[front]
+    with (
+        start(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (server, url),
+        sync_playwright() as playwright,
+    ):
+        browser = chromium(playwright)
+        context = browser.new_context(**{"viewport": {"width": 1280, "height": 960}, **context_options})
+        page = context.new_page()
+        try:
+            yield Browsed(server, base_of(url), context, page, front, shot)
+        except BaseException:
+            page.screenshot(path=ARTIFACTS / f"{shot}-failure.png")
+            print(server.tail(), file=sys.stderr)
+            raise
+        finally:
+            browser.close()
 
 
 def run_all(page: Any, base: str, notebook: str, *, front: str = "lab") -> Any:

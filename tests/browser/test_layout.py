@@ -12,23 +12,13 @@ the clipboard exactly the text its block shows. A screenshot of each goes to tes
 from __future__ import annotations
 
 import stat
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mcp_notebook.core._text import catalogue as messages
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    run_all,
-    write_notebook,
-)
+from tests.browser.lab import ARTIFACTS, SECONDS, browsed
 
 pytestmark = pytest.mark.browser
 
@@ -167,44 +157,32 @@ def check_layout(page: Any, outputs: Any, language: str, width: int) -> None:
 
 @pytest.mark.timeout(600)
 def test_the_panel_fits_800_and_1280_px_in_both_languages_and_copies_what_it_shows(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
     for old in ARTIFACTS.glob("layout-*"):  # a report of this run only
         old.unlink()
-    for language in LANGUAGES:
-        write_notebook(tmp_path / f"layout-{language}.ipynb", cells(language))
-    with (
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
-    ):
-        browser = chromium(playwright)
-        context = browser.new_context(
-            viewport={"width": WIDTHS[-1], "height": 900}, permissions=["clipboard-read", "clipboard-write"]
-        )
-        page = context.new_page()
-        try:
-            for language in LANGUAGES:
-                outputs = run_all(page, base_of(url), f"layout-{language}.ipynb")
-                outputs.locator(".mcp-prompt").wait_for(timeout=120 * SECONDS)  # the outside call waits
-                open_sections(outputs, language)
-                for width in WIDTHS:
-                    check_layout(page, outputs, language, width)
-                assert check_copy_buttons(page, outputs, language) == 3  # the URL, the file, the command
-                # Empty sections say so, in the notebook's language.
-                catalogue = outputs.locator(".mcp-catalogue").first.inner_text()
-                assert words(language, "catalogue.no_prompts") in catalogue
-                # "Save as" writes the file the command reads, for its owner only.
-                outputs.locator(".mcp-connect button", has_text=words(language, "connect.save")).click()
-                saved = tmp_path / "notebook-mcp.json"
-                outputs.locator(".mcp-connect .mcp-ok").wait_for(timeout=30 * SECONDS)
-                assert stat.S_IMODE(saved.stat().st_mode) == 0o600
-                shown = outputs.locator(".mcp-connect .mcp-code pre").first.inner_text()
-                assert saved.read_text().strip() == shown.strip()
-                saved.unlink()
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "layout-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+    notebooks = {f"layout-{language}.ipynb": cells(language) for language in LANGUAGES}
+    with browsed(
+        tmp_path,
+        notebooks,
+        "layout",
+        viewport={"width": WIDTHS[-1], "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+    ) as lab:
+        page = lab.page
+        for language in LANGUAGES:
+            outputs = lab.run_all(f"layout-{language}.ipynb")
+            outputs.locator(".mcp-prompt").wait_for(timeout=120 * SECONDS)  # the outside call waits
+            open_sections(outputs, language)
+            for width in WIDTHS:
+                check_layout(page, outputs, language, width)
+            assert check_copy_buttons(page, outputs, language) == 3  # the URL, the file, the command
+            # Empty sections say so, in the notebook's language.
+            catalogue = outputs.locator(".mcp-catalogue").first.inner_text()
+            assert words(language, "catalogue.no_prompts") in catalogue
+            # "Save as" writes the file the command reads, for its owner only.
+            outputs.locator(".mcp-connect button", has_text=words(language, "connect.save")).click()
+            saved = tmp_path / "notebook-mcp.json"
+            outputs.locator(".mcp-connect .mcp-ok").wait_for(timeout=30 * SECONDS)
+            assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+            shown = outputs.locator(".mcp-connect .mcp-code pre").first.inner_text()
+            assert saved.read_text().strip() == shown.strip()
+            saved.unlink()

@@ -16,21 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    run_all,
-    write_notebook,
-)
+from tests.apps import SERVER
+from tests.browser.lab import SECONDS, browsed
 from tests.npm import EXT_APPS, EXT_APPS_VERSION, node_module
 
 pytestmark = pytest.mark.browser
 
-SERVER = Path(__file__).resolve().parents[1] / "servers" / "apps.py"
 NOTEBOOK = "official.ipynb"
 READY = "the official app's cell has run"
 
@@ -75,9 +66,8 @@ def official_html() -> str:
 
 @pytest.mark.timeout(600)
 def test_the_official_app_class_works_against_the_notebooks_host(tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    ARTIFACTS.mkdir(exist_ok=True)
     page_file = tmp_path / "official.html"
     page_file.write_text(official_html(), encoding="utf-8")
     command = f'"{sys.executable}" "{SERVER}" --official "{page_file}"'
@@ -87,33 +77,18 @@ def test_the_official_app_class_works_against_the_notebooks_host(tmp_path: Path)
         "mcp_notebook.call('official', {'city': 'Seoul'}, stdio=APPS)",
         f"print({READY!r})",
     ]
-    write_notebook(tmp_path / NOTEBOOK, cells)
-    with (
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
-    ):
-        browser = chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 960})
-        try:
-            outputs = run_all(page, base_of(url), NOTEBOOK)
-            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
-            app = page.frame_locator("iframe.mcp-app-frame")
-            expect(app.locator("#context")).to_have_text(
-                "theme light host mcp-notebook", timeout=60 * SECONDS
-            )
-            expect(app.locator("#input")).to_have_text('input {"city":"Seoul"}', timeout=30 * SECONDS)
-            expect(app.locator("#result")).to_have_text(
-                'result {"city":"Seoul","celsius":19,"apps":true}', timeout=30 * SECONDS
-            )
-            app.locator("#refresh").click()
-            approve = outputs.get_by_role("button", name="Approve")
-            approve.wait_for(timeout=60 * SECONDS)
-            approve.click()
-            expect(app.locator("#refreshed")).to_have_text("refreshed fresh Seoul 22", timeout=60 * SECONDS)
-            page.screenshot(path=ARTIFACTS / "jupyterlab-official-app.png", full_page=True)
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-official-app-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+    with browsed(tmp_path, {NOTEBOOK: cells}, "jupyterlab-official-app") as lab:
+        outputs = lab.run_all(NOTEBOOK)
+        outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+        app = lab.page.frame_locator("iframe.mcp-app-frame")
+        expect(app.locator("#context")).to_have_text("theme light host mcp-notebook", timeout=60 * SECONDS)
+        expect(app.locator("#input")).to_have_text('input {"city":"Seoul"}', timeout=30 * SECONDS)
+        expect(app.locator("#result")).to_have_text(
+            'result {"city":"Seoul","celsius":19,"apps":true}', timeout=30 * SECONDS
+        )
+        app.locator("#refresh").click()
+        approve = outputs.get_by_role("button", name="Approve")
+        approve.wait_for(timeout=60 * SECONDS)
+        approve.click()
+        expect(app.locator("#refreshed")).to_have_text("refreshed fresh Seoul 22", timeout=60 * SECONDS)
+        lab.screenshot()

@@ -11,29 +11,14 @@ times the badge goes and the title comes back once nothing waits. Screenshots go
 from __future__ import annotations
 
 import concurrent.futures
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.badge import (
-    NO_PANEL,
-    WITH_PANEL,
-    open_at_the_bottom,
-)
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    outside_call,
-    read_server_json,
-    write_notebook,
-)
+from tests.browser.badge import NO_PANEL, VIEWPORT, WITH_PANEL, open_at_the_bottom
+from tests.browser.lab import ARTIFACTS, SECONDS, browsed, outside_call, read_server_json
 
 pytestmark = pytest.mark.browser
 
@@ -70,68 +55,45 @@ def gone_when_decided(page: Any, pending: Any, base_title: str) -> None:
 
 @pytest.mark.timeout(300)
 def test_the_badge_leads_to_the_panels_prompt_scrolled_out_of_view(tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path / "badge.ipynb", WITH_PANEL)
     with (
         concurrent.futures.ThreadPoolExecutor(1) as pool,
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
+        browsed(tmp_path, {"badge.ipynb": WITH_PANEL}, "jupyterlab-badge", viewport=VIEWPORT) as lab,
     ):
-        browser = chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        try:
-            outputs = open_at_the_bottom(page, base_of(url), "badge.ipynb")
-            pending, base_title = seen_from_afar(page, pool, tmp_path)
-            approve = outputs.get_by_role("button", name="Approve", exact=True)
-            approve.wait_for(state="attached", timeout=30 * SECONDS)
-            expect(approve).not_to_be_in_viewport()  # the panel is screens above
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-waiting.png")
+        page = lab.page
+        outputs = open_at_the_bottom(lab, "badge.ipynb")
+        pending, base_title = seen_from_afar(page, pool, tmp_path)
+        approve = outputs.get_by_role("button", name="Approve", exact=True)
+        approve.wait_for(state="attached", timeout=30 * SECONDS)
+        expect(approve).not_to_be_in_viewport()  # the panel is screens above
+        page.screenshot(path=ARTIFACTS / "jupyterlab-badge-waiting.png")
 
-            page.locator(".mcp-badge").get_by_role("button", name="Show").click()
-            expect(approve).to_be_in_viewport(timeout=5 * SECONDS)
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-led-to-the-prompt.png")
-            approve.click()
-            gone_when_decided(page, pending, base_title)
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+        page.locator(".mcp-badge").get_by_role("button", name="Show").click()
+        expect(approve).to_be_in_viewport(timeout=5 * SECONDS)
+        page.screenshot(path=ARTIFACTS / "jupyterlab-badge-led-to-the-prompt.png")
+        approve.click()
+        gone_when_decided(page, pending, base_title)
 
 
 @pytest.mark.timeout(300)
 def test_with_no_panel_shown_the_badge_opens_the_call(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path / "headless.ipynb", NO_PANEL)
+    notebooks = {"headless.ipynb": NO_PANEL}
     with (
         concurrent.futures.ThreadPoolExecutor(1) as pool,
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
+        browsed(tmp_path, notebooks, "jupyterlab-badge-no-panel", viewport=VIEWPORT) as lab,
     ):
-        browser = chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        try:
-            outputs = open_at_the_bottom(page, base_of(url), "headless.ipynb")
-            assert outputs.get_by_role("button", name="Approve").count() == 0  # no panel, no prompt
-            pending, base_title = seen_from_afar(page, pool, tmp_path)
+        page = lab.page
+        outputs = open_at_the_bottom(lab, "headless.ipynb")
+        assert outputs.get_by_role("button", name="Approve").count() == 0  # no panel, no prompt
+        pending, base_title = seen_from_afar(page, pool, tmp_path)
 
-            badge = page.locator(".mcp-badge")
-            badge.get_by_role("button", name="Show").click()
-            entry = badge.locator(".mcp-badge-entry")
-            entry.wait_for(timeout=5 * SECONDS)
-            assert entry.inner_text().startswith("Run wipe for owner (claims to be mcp)?")
-            assert "매출" in entry.inner_text()  # the arguments, before anything runs
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-opened.png")
-            entry.get_by_role("button", name="Approve").click()
-            gone_when_decided(page, pending, base_title)
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-no-panel-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+        badge = page.locator(".mcp-badge")
+        badge.get_by_role("button", name="Show").click()
+        entry = badge.locator(".mcp-badge-entry")
+        entry.wait_for(timeout=5 * SECONDS)
+        assert entry.inner_text().startswith("Run wipe for owner (claims to be mcp)?")
+        assert "매출" in entry.inner_text()  # the arguments, before anything runs
+        page.screenshot(path=ARTIFACTS / "jupyterlab-badge-opened.png")
+        entry.get_by_role("button", name="Approve").click()
+        gone_when_decided(page, pending, base_title)

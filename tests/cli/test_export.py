@@ -6,10 +6,12 @@ where it matters the exported module is imported, or served by uvicorn and calle
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -49,6 +51,26 @@ def run_module(folder: Path, module: str, code: str) -> subprocess.CompletedProc
     return subprocess.run(
         [sys.executable, "-c", probe], cwd=folder, env=environ, capture_output=True, text=True, timeout=120
     )
+
+
+@contextlib.contextmanager
+def served(folder: Path, module: str) -> Iterator[str]:
+    """The exported `module` in `folder` served by uvicorn, as its hint says, for the client
+    ``ana`` (token `token_of("ana")`); its URL."""
+    clients = write_secret(
+        folder / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
+    )
+    environ = {
+        **os.environ,
+        "MCP_NOTEBOOK_STORE": f"sqlite:///{folder / 'state.sqlite3'}",
+        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
+        "MCP_NOTEBOOK_AUDIT_LOG": "",
+    }
+    replica = Replica(folder, environ, module=module)
+    try:
+        yield replica.url
+    finally:
+        replica.stop()
 
 
 # -- 1. the notebook is never written over ----------------------------------------------------------
@@ -278,22 +300,10 @@ async def test_the_readme_tours_notebook_exports_and_serves_unchanged(tmp_path: 
     done = export(notebook(tmp_path, tour.code), "-o", "app.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("is left out of the app") == 2  # %mcp_serve and %mcp_call
-    clients = write_secret(
-        tmp_path / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
-    )
-    environ = {
-        **os.environ,
-        "MCP_NOTEBOOK_STORE": f"sqlite:///{tmp_path / 'state.sqlite3'}",
-        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
-        "MCP_NOTEBOOK_AUDIT_LOG": "",
-    }
-    replica = Replica(tmp_path, environ, module="app:app")
-    try:
-        async with connect(replica.url, "ana", "2026-07-28") as session:
+    with served(tmp_path, "app:app") as url:
+        async with connect(url, "ana", "2026-07-28") as session:
             called = await session.call_tool("forecast", {"city": "Seoul"})
             assert called.structured_content == {"city": "Seoul", "temperature": 23, "unit": "C"}
-    finally:
-        replica.stop()
 
 
 def test_the_serve_hint_and_the_docstring_name_the_module_that_was_written(tmp_path: Path) -> None:
@@ -314,22 +324,10 @@ def test_the_serve_hint_and_the_docstring_name_the_module_that_was_written(tmp_p
 async def test_the_module_the_hint_names_is_served_by_uvicorn(tmp_path: Path) -> None:
     done = export(notebook(tmp_path, TOOL), "-o", "app2.py", cwd=tmp_path)
     assert "uvicorn app2:app" in done.stderr
-    clients = write_secret(
-        tmp_path / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
-    )
-    environ = {
-        **os.environ,
-        "MCP_NOTEBOOK_STORE": f"sqlite:///{tmp_path / 'state.sqlite3'}",
-        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
-        "MCP_NOTEBOOK_AUDIT_LOG": "",
-    }
-    replica = Replica(tmp_path, environ, module="app2:app")
-    try:
-        async with connect(replica.url, "ana", "2026-07-28") as session:
+    with served(tmp_path, "app2:app") as url:
+        async with connect(url, "ana", "2026-07-28") as session:
             called = await session.call_tool("ok", {})
             assert called.structured_content == {"result": "ok"}
-    finally:
-        replica.stop()
 
 
 # -- 5. files read by a relative path --------------------------------------------------------------
@@ -416,26 +414,14 @@ async def test_an_app_view_and_the_tools_bound_to_it_export_and_serve_the_same(
     done = export(notebook(tmp_path, *APP_CELLS), "-o", "app.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "cell 2, line 3 reads 'view.html' by a relative path" in done.stderr  # found where the app starts
-    clients = write_secret(
-        tmp_path / "clients.json", json.dumps({"clients": {"ana": {"token": token_of("ana")}}})
-    )
-    environ = {
-        **os.environ,
-        "MCP_NOTEBOOK_STORE": f"sqlite:///{tmp_path / 'state.sqlite3'}",
-        "MCP_NOTEBOOK_CLIENTS_FILE": str(clients),
-        "MCP_NOTEBOOK_AUDIT_LOG": "",
-    }
-    replica = Replica(tmp_path, environ, module="app:app")
-    try:
-        async with connect(replica.url, "ana", mode) as session:
+    with served(tmp_path, "app:app") as url:
+        async with connect(url, "ana", mode) as session:
             tools = {tool.name: tool.meta for tool in (await session.list_tools()).tools}
             read = (await session.read_resource("ui://orders/view")).contents[0]
             table = (await session.read_resource("ui://menu/table")).contents[0]
             called = await session.call_tool("order", {"number": 7})
             rows = await session.call_tool("menu_rows", {"sort_by": "price"})
             discovered = session.session.discover_result
-    finally:
-        replica.stop()
     assert tools == {
         "order": {"ui": {"resourceUri": "ui://orders/view"}},
         "menu": {"ui": {"resourceUri": "ui://menu/table", "visibility": ["model", "app"]}},

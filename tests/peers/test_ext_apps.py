@@ -20,10 +20,9 @@ import pytest
 
 from mcp_notebook import Catalogue, app_from, app_resource, tool
 from tests.conftest import serve_unattended
-from tests.npm import node_module
+from tests.npm import EXT_APPS, EXT_APPS_VERSION, node_module
 
 CLIENT, CLIENT_VERSION = "@modelcontextprotocol/client", "2.3.1"
-EXT_APPS, EXT_APPS_VERSION = "@modelcontextprotocol/ext-apps", "2.0.4"
 SCRIPT = Path(__file__).parents[1] / "ts_ext_apps.mjs"
 MIME = "text/html;profile=mcp-app"
 

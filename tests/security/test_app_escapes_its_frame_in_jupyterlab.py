@@ -13,7 +13,6 @@ from __future__ import annotations
 import http.server
 import json
 import re
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,21 +20,11 @@ from typing import ClassVar
 
 import pytest
 
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    run_all,
-    write_notebook,
-)
+from tests.apps import STDIO
+from tests.browser.lab import SECONDS, browsed
 
 pytestmark = pytest.mark.browser
 
-SERVER = Path(__file__).resolve().parents[1] / "servers" / "apps.py"
-COMMAND = f'"{sys.executable}" "{SERVER}"'
 NOTEBOOK = "hostile.ipynb"
 READY = "the hostile app's cell has run"
 ATTEMPTS = ("parent_document", "cookie", "storage", "top_navigation", "popup", "fetch")
@@ -72,57 +61,43 @@ def another_origin() -> Iterator[tuple[str, list[str]]]:
 def test_a_hostile_app_reaches_nothing_past_its_frame(
     tmp_path: Path, another_origin: tuple[str, list[str]]
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     target, hits = another_origin
-    ARTIFACTS.mkdir(exist_ok=True)
     cells = [
         "%load_ext mcp_notebook",
-        f"import mcp_notebook\nAPPS = {COMMAND!r}",
+        f"import mcp_notebook\nAPPS = {STDIO!r}",
         f"mcp_notebook.call('hostile', {{'target': {target!r}}}, stdio=APPS)",
         f"print({READY!r})",
     ]
-    write_notebook(tmp_path / NOTEBOOK, cells)
     dialogs: list[str] = []
-    with (
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
-    ):
-        browser = chromium(playwright)
-        context = browser.new_context(viewport={"width": 1280, "height": 960})
-        page = context.new_page()
+    with browsed(tmp_path, {NOTEBOOK: cells}, "jupyterlab-hostile-app") as lab:
+        page, context = lab.page, lab.context
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        try:
-            outputs = run_all(page, base_of(url), NOTEBOOK)
-            start_url = page.url
-            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
-            page.locator("iframe.mcp-app-frame").wait_for(timeout=60 * SECONDS)
-            outcomes_element = page.frame_locator("iframe.mcp-app-frame").locator("#outcomes")
-            # Every attempt has written its outcome (the page cannot read the frame: Playwright can).
-            every = "".join(f'(?=.*"{name}")' for name in (*ATTEMPTS, "model_only_tool", "javascript_link"))
-            expect(outcomes_element).to_have_text(re.compile(every, re.S), timeout=60 * SECONDS)
-            outcomes = json.loads(outcomes_element.text_content() or "{}")
-            page.screenshot(path=ARTIFACTS / "jupyterlab-hostile-app.png", full_page=True)
-            assert outcomes["parent_document"] == "blocked SecurityError", outcomes
-            assert outcomes["cookie"] == "blocked SecurityError", outcomes
-            assert outcomes["storage"] == "blocked SecurityError", outcomes
-            assert outcomes["popup"].startswith("blocked"), outcomes
-            assert outcomes["fetch"] == "blocked TypeError", outcomes
-            assert outcomes.get("violation_connect-src", "").startswith("blocked"), outcomes
-            assert outcomes["model_only_tool"] == "blocked -32000", outcomes
-            assert outcomes["javascript_link"] == "blocked -32602", outcomes
-            assert outcomes["top_navigation"] in ("tried", "blocked SecurityError"), outcomes
-            assert page.url == start_url  # the page was not navigated away
-            assert len(context.pages) == 1  # no window opened
-            assert hits == []  # nothing reached the other origin
-            assert dialogs == []
-            assert page.locator("a[href^='javascript:' i]").count() == 0
-            assert outputs.get_by_role("button", name="Approve").count() == 0  # nothing asked the person
-            # The camera and microphone it asked for wait for a click that never came.
-            assert page.locator("iframe.mcp-app-frame").get_attribute("allow") is None
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-hostile-app-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+        outputs = lab.run_all(NOTEBOOK)
+        start_url = page.url
+        outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+        page.locator("iframe.mcp-app-frame").wait_for(timeout=60 * SECONDS)
+        outcomes_element = page.frame_locator("iframe.mcp-app-frame").locator("#outcomes")
+        # Every attempt has written its outcome (the page cannot read the frame: Playwright can).
+        every = "".join(f'(?=.*"{name}")' for name in (*ATTEMPTS, "model_only_tool", "javascript_link"))
+        expect(outcomes_element).to_have_text(re.compile(every, re.S), timeout=60 * SECONDS)
+        outcomes = json.loads(outcomes_element.text_content() or "{}")
+        lab.screenshot()
+        assert outcomes["parent_document"] == "blocked SecurityError", outcomes
+        assert outcomes["cookie"] == "blocked SecurityError", outcomes
+        assert outcomes["storage"] == "blocked SecurityError", outcomes
+        assert outcomes["popup"].startswith("blocked"), outcomes
+        assert outcomes["fetch"] == "blocked TypeError", outcomes
+        assert outcomes.get("violation_connect-src", "").startswith("blocked"), outcomes
+        assert outcomes["model_only_tool"] == "blocked -32000", outcomes
+        assert outcomes["javascript_link"] == "blocked -32602", outcomes
+        assert outcomes["top_navigation"] in ("tried", "blocked SecurityError"), outcomes
+        assert page.url == start_url  # the page was not navigated away
+        assert len(context.pages) == 1  # no window opened
+        assert hits == []  # nothing reached the other origin
+        assert dialogs == []
+        assert page.locator("a[href^='javascript:' i]").count() == 0
+        assert outputs.get_by_role("button", name="Approve").count() == 0  # nothing asked the person
+        # The camera and microphone it asked for wait for a click that never came.
+        assert page.locator("iframe.mcp-app-frame").get_attribute("allow") is None

@@ -12,24 +12,14 @@ there: the tool did not run.
 from __future__ import annotations
 
 import concurrent.futures
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.browser.badge import NO_PANEL, open_at_the_bottom
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    read_server_json,
-    write_notebook,
-)
+from tests.browser.badge import NO_PANEL, VIEWPORT, open_at_the_bottom
+from tests.browser.lab import ARTIFACTS, SECONDS, browsed, read_server_json
 from tests.security.conftest import client_as
 
 pytestmark = pytest.mark.browser
@@ -50,40 +40,28 @@ def hostile_call(remote: Any) -> Any:
 
 @pytest.mark.timeout(300)
 def test_a_hostile_name_and_arguments_in_the_badge_run_nothing_and_read_as_text(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path / "hostile.ipynb", NO_PANEL)
+    notebooks = {"hostile.ipynb": NO_PANEL}
     with (
         concurrent.futures.ThreadPoolExecutor(1) as pool,
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
+        browsed(tmp_path, notebooks, "jupyterlab-badge-hostile", viewport=VIEWPORT) as lab,
     ):
-        browser = chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        try:
-            open_at_the_bottom(page, base_of(url), "hostile.ipynb")
-            pending = pool.submit(hostile_call, read_server_json(tmp_path))
-            badge = page.locator(".mcp-badge")
-            badge.get_by_role("button", name="Show").click(timeout=90 * SECONDS)
-            entry = badge.locator(".mcp-badge-entry")
-            entry.wait_for(timeout=5 * SECONDS)
-            shown = entry.inner_text()
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-hostile.png")
+        page = lab.page
+        open_at_the_bottom(lab, "hostile.ipynb")
+        pending = pool.submit(hostile_call, read_server_json(tmp_path))
+        badge = page.locator(".mcp-badge")
+        badge.get_by_role("button", name="Show").click(timeout=90 * SECONDS)
+        entry = badge.locator(".mcp-badge-entry")
+        entry.wait_for(timeout=5 * SECONDS)
+        shown = entry.inner_text()
+        page.screenshot(path=ARTIFACTS / "jupyterlab-badge-hostile.png")
 
-            assert '<img src=x onerror="window.__mcpBadgeRan=1">⟨U+202E⟩evil' in shown
-            assert "<script>window.__mcpBadgeRan=2</script>" in shown
-            assert badge.locator("img, script").count() == 0  # no element came from the text
-            assert page.evaluate(RAN) is None  # and nothing of it ran
+        assert '<img src=x onerror="window.__mcpBadgeRan=1">⟨U+202E⟩evil' in shown
+        assert "<script>window.__mcpBadgeRan=2</script>" in shown
+        assert badge.locator("img, script").count() == 0  # no element came from the text
+        assert page.evaluate(RAN) is None  # and nothing of it ran
 
-            entry.get_by_role("button", name="Deny").click()
-            result = pending.result(60)
-            assert result.is_error, result.content  # denied from the badge: the tool did not run
-            badge.wait_for(state="hidden", timeout=10 * SECONDS)
-            assert page.evaluate(RAN) is None
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-badge-hostile-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+        entry.get_by_role("button", name="Deny").click()
+        result = pending.result(60)
+        assert result.is_error, result.content  # denied from the badge: the tool did not run
+        badge.wait_for(state="hidden", timeout=10 * SECONDS)
+        assert page.evaluate(RAN) is None

@@ -16,16 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    run_all,
-    write_notebook,
-)
+from tests.browser.lab import SECONDS, browsed
 from tests.servers.svg import MARK
 
 pytestmark = pytest.mark.browser
@@ -57,51 +48,35 @@ IMAGES = "() => document.querySelectorAll('.jp-OutputArea-output img').length"
 @pytest.mark.timeout(300)
 def test_no_image_of_a_hostile_result_runs_script_in_the_notebooks_origin(tmp_path: Path) -> None:
     from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path / NOTEBOOK, CELLS)
-    with (
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
-    ):
-        base = base_of(url)
-        browser = chromium(playwright)
-        context = browser.new_context(viewport={"width": 1280, "height": 960})
-        page = context.new_page()
-        try:
-            outputs = run_all(page, base, NOTEBOOK)
-            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
-            outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)  # the question form
-            # "Read it" on every link: what it reads is one more picture on the page.
-            buttons = outputs.get_by_role("button", name="Read it")
-            buttons.first.wait_for(timeout=60 * SECONDS)
-            before = page.evaluate(IMAGES)
-            for index in range(buttons.count()):
-                buttons.nth(index).scroll_into_view_if_needed()
-                buttons.nth(index).click()
-            page.wait_for_function(f"() => ({IMAGES})() >= {before + buttons.count()}", timeout=60 * SECONDS)
-            page.wait_for_function(
-                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
-            )
-            sources = page.evaluate(SOURCES)
-            assert len(sources) >= 10, sources  # every view path put its pictures on the page
-            # What a person can do with any picture: open it in a tab of its own.
-            for source in dict.fromkeys(sources):
-                tab = context.new_page()
-                try:
-                    tab.goto(source, wait_until="load", timeout=30 * SECONDS)
-                except PlaywrightError:
-                    pass  # a browser that refuses to open it runs nothing either
-                finally:
-                    tab.close()
-            assert page.evaluate(f"() => localStorage.getItem({MARK!r})") is None, (
-                "an SVG's script ran in the notebook's origin"
-            )
-            page.screenshot(path=ARTIFACTS / "jupyterlab-svg.png", full_page=True)
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-svg-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+    with browsed(tmp_path, {NOTEBOOK: CELLS}, "jupyterlab-svg") as lab:
+        page, context = lab.page, lab.context
+        outputs = lab.run_all(NOTEBOOK)
+        outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+        outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)  # the question form
+        # "Read it" on every link: what it reads is one more picture on the page.
+        buttons = outputs.get_by_role("button", name="Read it")
+        buttons.first.wait_for(timeout=60 * SECONDS)
+        before = page.evaluate(IMAGES)
+        for index in range(buttons.count()):
+            buttons.nth(index).scroll_into_view_if_needed()
+            buttons.nth(index).click()
+        page.wait_for_function(f"() => ({IMAGES})() >= {before + buttons.count()}", timeout=60 * SECONDS)
+        page.wait_for_function(
+            "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+        )
+        sources = page.evaluate(SOURCES)
+        assert len(sources) >= 10, sources  # every view path put its pictures on the page
+        # What a person can do with any picture: open it in a tab of its own.
+        for source in dict.fromkeys(sources):
+            tab = context.new_page()
+            try:
+                tab.goto(source, wait_until="load", timeout=30 * SECONDS)
+            except PlaywrightError:
+                pass  # a browser that refuses to open it runs nothing either
+            finally:
+                tab.close()
+        assert page.evaluate(f"() => localStorage.getItem({MARK!r})") is None, (
+            "an SVG's script ran in the notebook's origin"
+        )
+        lab.screenshot()

@@ -16,16 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.lab import (
-    ARTIFACTS,
-    NO_TOKEN,
-    SECONDS,
-    base_of,
-    chromium,
-    jupyterlab,
-    run_all,
-    write_notebook,
-)
+from tests.browser.lab import SECONDS, browsed
 
 pytestmark = pytest.mark.browser
 
@@ -59,60 +50,44 @@ CELLS = [
 
 @pytest.mark.timeout(300)
 def test_a_hostile_servers_results_run_nothing_in_jupyterlab(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    write_notebook(tmp_path / NOTEBOOK, CELLS)
     dialogs: list[str] = []
-    with (
-        jupyterlab(tmp_path / "home", *NO_TOKEN, f"--ServerApp.root_dir={tmp_path}") as (lab, url),
-        sync_playwright() as playwright,
-    ):
-        base = base_of(url)
-        browser = chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 960})
+    with browsed(tmp_path, {NOTEBOOK: CELLS}, "jupyterlab-untrusted-output") as lab:
+        page = lab.page
 
         def on_dialog(dialog: object) -> None:
             dialogs.append(dialog.message)  # type: ignore[attr-defined]
             dialog.dismiss()  # type: ignore[attr-defined]
 
         page.on("dialog", on_dialog)
-        try:
-            outputs = run_all(page, base, NOTEBOOK)
-            start_url = page.url  # the cells' outputs take seconds to arrive: nothing has run yet
-            outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
-            # The widget views have rendered: the structured-content tree, the question forms.
-            outputs.get_by_text("Structured content (structuredContent)").first.wait_for(timeout=60 * SECONDS)
-            outputs.get_by_role("button", name="Decline").wait_for(timeout=60 * SECONDS)
-            outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)
-            # An onerror handler runs once its image has failed to load: wait for every image to settle.
-            page.wait_for_function(
-                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
-            )
-            # The link's URI is javascript:...; "Read it" must read it, not follow it.
-            read_it = outputs.get_by_role("button", name="Read it").first
-            read_it.scroll_into_view_if_needed()
-            read_it.click()
-            # Read from the server the link came from (never the notebook's own): its answer shows.
-            page.wait_for_function(
-                """() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))
-                    .some(output => output.innerText.includes('Resource: javascript:'))""",
-                timeout=60 * SECONDS,
-            )
-            page.wait_for_function(
-                "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
-            )
-            page.screenshot(path=ARTIFACTS / "jupyterlab-untrusted-output.png", full_page=True)
-            assert page.evaluate("() => window.__pwned") is None, "a hostile server's payload ran"
-            assert dialogs == [], f"a hostile server's payload opened dialogs: {dialogs}"
-            assert page.locator("a[href^='javascript:' i]").count() == 0
-            assert page.locator(".jp-OutputArea-output script").count() == 0
-            assert page.url == start_url
-            # The markup is there, as text a person can read.
-            assert outputs.filter(has_text="onerror=").count() > 0
-        except BaseException:
-            page.screenshot(path=ARTIFACTS / "jupyterlab-untrusted-failure.png")
-            print(lab.tail(), file=sys.stderr)
-            raise
-        finally:
-            browser.close()
+        outputs = lab.run_all(NOTEBOOK)
+        start_url = page.url  # the cells' outputs take seconds to arrive: nothing has run yet
+        outputs.filter(has_text=READY).wait_for(timeout=180 * SECONDS)
+        # The widget views have rendered: the structured-content tree, the question forms.
+        outputs.get_by_text("Structured content (structuredContent)").first.wait_for(timeout=60 * SECONDS)
+        outputs.get_by_role("button", name="Decline").wait_for(timeout=60 * SECONDS)
+        outputs.get_by_role("button", name="Reject").wait_for(timeout=60 * SECONDS)
+        # An onerror handler runs once its image has failed to load: wait for every image to settle.
+        page.wait_for_function(
+            "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+        )
+        # The link's URI is javascript:...; "Read it" must read it, not follow it.
+        read_it = outputs.get_by_role("button", name="Read it").first
+        read_it.scroll_into_view_if_needed()
+        read_it.click()
+        # Read from the server the link came from (never the notebook's own): its answer shows.
+        page.wait_for_function(
+            """() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))
+                .some(output => output.innerText.includes('Resource: javascript:'))""",
+            timeout=60 * SECONDS,
+        )
+        page.wait_for_function(
+            "() => Array.from(document.images).every(image => image.complete)", timeout=60 * SECONDS
+        )
+        lab.screenshot()
+        assert page.evaluate("() => window.__pwned") is None, "a hostile server's payload ran"
+        assert dialogs == [], f"a hostile server's payload opened dialogs: {dialogs}"
+        assert page.locator("a[href^='javascript:' i]").count() == 0
+        assert page.locator(".jp-OutputArea-output script").count() == 0
+        assert page.url == start_url
+        # The markup is there, as text a person can read.
+        assert outputs.filter(has_text="onerror=").count() > 0
