@@ -204,21 +204,23 @@ def test_the_activity_log_holds_its_rows_once_in_order_through_drops_polls_and_l
 
     try:
         expected: list[tuple[float, int, str, str]] = []  # (started, seq, html, search text), as kept
-        last_poll: tuple[Any, ...] | None = None
+        last_poll: tuple[Any, ...] | None = None  # what the newest row says, when it is a poll
+        poll_row: int | None = None  # its seq
         repeats = 1
         for seq in range(120):
             started = now + seq - (chance.random() * 5 if chance.random() < 0.3 else 0)  # some come late
             if chance.random() < 0.25:  # a poll of a task (a run of them folds into one row)
                 polled = record("tasks/get", started, 0.001, tool="t1", result={"status": "working"})
                 key = poll_key(polled)
-                if key == last_poll and expected and any(row[1] == expected_seq for row in expected):
+                kept_rows = [row[1] for row in expected]
+                if key == last_poll and poll_row in kept_rows:
                     repeats += 1
-                    index = next(i for i, row in enumerate(expected) if row[1] == expected_seq)
+                    index = kept_rows.index(poll_row)
                     kept = expected[index]
                     expected[index] = (kept[0], kept[1], render_row(polled, repeats), kept[3])
                     view.add(polled)
                     continue
-                last_poll, repeats, expected_seq = key, 1, seq
+                last_poll, poll_row, repeats = key, seq, 1
                 kept_record = polled
             else:
                 kept_record = record("tools/call", started, 0.2, tool="echo", arguments={"n": seq})
