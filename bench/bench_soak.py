@@ -186,6 +186,7 @@ class Worker:
     """One client process; its latest progress report is in `progress`."""
 
     def __init__(self, url: str, token: str, clients: list[tuple[int, str]], per_connection: int) -> None:
+        self.url = url
         self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--client-worker"],
@@ -209,7 +210,7 @@ class Worker:
         finally:
             watchdog.cancel()
         if not line or not json.loads(line).get("ready"):
-            raise RuntimeError(f"client worker did not warm up: {line!r}{self._stderr_tail()}")
+            raise RuntimeError(f"client worker of {self.url} did not warm up: {line!r}{self._stderr_tail()}")
 
     def go(self, seconds: float) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None

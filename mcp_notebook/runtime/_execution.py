@@ -42,6 +42,7 @@ import anyio
 
 from ..core._context import CallCancelled
 from ..core._text import t
+from ._memory import release_free_memory
 
 _captured: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar(
     "mcp_notebook_captured", default=None
@@ -270,10 +271,18 @@ class WorkerPool:
 
     A worker that has waited `idle_timeout` seconds for a job ends: a burst of concurrent calls
     grows the pool, and its threads (with the stacks and per-thread output pipes of the kernel
-    they hold) do not outlive the burst.
+    they hold) do not outlive the burst. When the last one ends, `on_idle` is called on its thread
+    (by default `_memory.release_free_memory`: the heap the burst grew goes back to the system).
     """
 
-    def __init__(self, max_workers: int = 32, quick: float = 0.001, idle_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        max_workers: int = 32,
+        quick: float = 0.001,
+        idle_timeout: float = 10.0,
+        on_idle: Callable[[], Any] = release_free_memory,
+    ) -> None:
+        self.on_idle = on_idle
         self.max_workers = max_workers
         self.quick = quick
         self.idle_timeout = idle_timeout
@@ -332,10 +341,16 @@ class WorkerPool:
             except queue.Empty:
                 with self._lock:
                     self._idle -= 1
-                    if self._jobs.empty():  # a job queued meanwhile counted on this worker: stay for it
+                    ending = self._jobs.empty()  # a job queued meanwhile counted on this worker: stay for it
+                    if ending:
                         self._threads -= 1
-                        return
-                continue
+                        last = self._threads == 0 and self._in_flight == 0
+                if not ending:
+                    continue
+                if last:
+                    with contextlib.suppress(Exception):  # never fails a thread that is ending anyway
+                        self.on_idle()
+                return
             with self._lock:
                 self._idle -= 1
             if job is None:

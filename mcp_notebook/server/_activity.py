@@ -58,6 +58,7 @@ class ActivityLog:
             _clip(record, self.record_limit)
             size = _record_size(record, self.record_limit)
         record.size = size
+        record.pack()  # held for as long as the log runs: compact
         with self._lock:
             self._held[id(record)] = (next(self._order), 2 if call else 1)
             self.retained_bytes += size

@@ -48,10 +48,10 @@ run and task steps open child spans of it (`core._tracing`), no-ops while nothin
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -85,14 +85,16 @@ class Delivery:
 
     def __init__(self) -> None:
         self.delivered: bool | None = None  # None until settled
-        self._then: list[Callable[[bool], None]] = []
+        self._then: list[Callable[[bool], None]] | None = (
+            None  # made by the first `then`: a kept record holds its Delivery
+        )
 
     def settle(self, delivered: bool) -> None:
         """Say how the response went (the first word counts) and tell those waiting for it."""
         if self.delivered is not None:
             return
         self.delivered = delivered
-        then, self._then = self._then, []
+        then, self._then = self._then or [], None
         for callback in then:
             try:
                 callback(delivered)
@@ -102,39 +104,133 @@ class Delivery:
     def then(self, callback: Callable[[bool], None]) -> None:
         """Call `callback(delivered)` once settled (at once if it is)."""
         if self.delivered is None:
+            if self._then is None:
+                self._then = []
             self._then.append(callback)
         else:
             callback(self.delivered)
 
 
-@dataclass
 class CallRecord:
-    """One request as the server saw it, from its arrival to its answer (kept for the activity view)."""
+    """One request as the server saw it, from its arrival to its answer (kept for the activity view).
 
-    tool: str
-    arguments: dict[str, Any]
-    client: str | None  # the identity its credential proved: "notebook", "owner" or a client's name
-    protocol_version: str
-    started: float
-    duration: float = 0.0
-    is_error: bool = False
-    outcome: str = ""
-    stdout: str = ""
-    decision: str = "not-needed"
-    result: dict[str, Any] = field(default_factory=dict)
-    request_id: Any = None
-    method: str = "tools/call"
-    error: dict[str, Any] | None = None
-    rounds: dict[str, Any] = field(default_factory=dict)  # 2026-07-28: inputResponses, requestState
-    claimed: str | None = None  # the name the client gave itself (clientInfo.name): a claim, never a key
-    app: str | None = None  # the ui:// app its host says asked for the call (`FROM_APP`): a claim too
-    size: int = field(default=0, repr=False, compare=False)  # estimated bytes, set when the log keeps it
-    # A call of a tool the caller may not see (unknown, or hidden from it): audited, but not a call of a tool.
-    unknown: bool = field(default=False, repr=False, compare=False)
-    # A call that ran as a task: {"id", "status", "events": [[time, what], ...]} (the task's lifecycle).
-    task: dict[str, Any] | None = None
-    # How its HTTP response went (a tools/call over the in-kernel server); None: nothing tells.
-    delivery: Delivery | None = field(default=None, repr=False, compare=False)
+    A record a log keeps is packed (`pack`): its arguments, result and rounds are held as compact
+    JSON text and read back as new dicts on each access. A server's logs hold 500 records each for
+    as long as it runs, and a few short dicts cost several times their JSON; a kept record is
+    read, not changed.
+    """
+
+    __slots__ = (
+        "_arguments",
+        "_result",
+        "_rounds",
+        "app",
+        "claimed",
+        "client",
+        "decision",
+        "delivery",
+        "duration",
+        "error",
+        "is_error",
+        "method",
+        "outcome",
+        "protocol_version",
+        "request_id",
+        "size",
+        "started",
+        "stdout",
+        "task",
+        "tool",
+        "unknown",
+    )
+
+    def __init__(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        client: str | None,
+        protocol_version: str,
+        started: float,
+        duration: float = 0.0,
+        is_error: bool = False,
+        outcome: str = "",
+        stdout: str = "",
+        decision: str = "not-needed",
+        result: dict[str, Any] | None = None,
+        request_id: Any = None,
+        method: str = "tools/call",
+        error: dict[str, Any] | None = None,
+        rounds: dict[str, Any] | None = None,
+        claimed: str | None = None,
+        app: str | None = None,
+        size: int = 0,
+        unknown: bool = False,
+        task: dict[str, Any] | None = None,
+        delivery: Delivery | None = None,
+    ) -> None:
+        self.tool = tool
+        self._arguments: dict[str, Any] | _Packed = arguments
+        self.client = client  # the identity its credential proved: "notebook", "owner" or a client's name
+        self.protocol_version = protocol_version
+        self.started = started
+        self.duration = duration
+        self.is_error = is_error
+        self.outcome = outcome
+        self.stdout = stdout
+        self.decision = decision
+        self._result: dict[str, Any] | _Packed = {} if result is None else result
+        self.request_id = request_id
+        self.method = method
+        self.error = error
+        self._rounds: dict[str, Any] | _Packed = (
+            {} if rounds is None else rounds
+        )  # 2026-07-28: inputResponses, requestState
+        self.claimed = claimed  # the name the client gave itself (clientInfo.name): a claim, never a key
+        self.app = app  # the ui:// app its host says asked for the call (`FROM_APP`): a claim too
+        self.size = size  # estimated bytes, set when the log keeps it
+        # A call of a tool the caller may not see (unknown, or hidden from it): audited, but not a call of a tool.
+        self.unknown = unknown
+        # A call that ran as a task: {"id", "status", "events": [[time, what], ...]} (the task's lifecycle).
+        self.task = task
+        # How its HTTP response went (a tools/call over the in-kernel server); None: nothing tells.
+        self.delivery = delivery
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return _unpacked(self._arguments)
+
+    @arguments.setter
+    def arguments(self, value: dict[str, Any]) -> None:
+        self._arguments = value
+
+    @property
+    def result(self) -> dict[str, Any]:
+        return _unpacked(self._result)
+
+    @result.setter
+    def result(self, value: dict[str, Any]) -> None:
+        self._result = value
+
+    @property
+    def rounds(self) -> dict[str, Any]:
+        return _unpacked(self._rounds)
+
+    @rounds.setter
+    def rounds(self, value: dict[str, Any]) -> None:
+        self._rounds = value
+
+    def pack(self) -> None:
+        """Hold the arguments, result and rounds as compact JSON text (a log keeps the record)."""
+        self._arguments = _packed(self._arguments)
+        self._result = _packed(self._result)
+        self._rounds = _packed(self._rounds)
+
+    def __repr__(self) -> str:
+        return (
+            f"CallRecord(tool={self.tool!r}, method={self.method!r}, client={self.client!r}, "
+            f"outcome={self.outcome!r}, is_error={self.is_error!r}, decision={self.decision!r}, "
+            f"arguments={self.arguments!r}, result={self.result!r})"
+        )
 
     @property
     def who(self) -> str:
@@ -301,6 +397,34 @@ def delivery_in(scope: Any) -> Delivery | None:
 def delivery_of(ctx: ServerRequestContext[Any]) -> Delivery | None:
     """The `Delivery` of the HTTP request behind `ctx`, if its connection tracks one."""
     return delivery_in(getattr(ctx.request, "scope", None))
+
+
+class _Packed(str):
+    """A kept record's value as compact JSON text (`CallRecord.pack`)."""
+
+    __slots__ = ()
+
+
+def _packed(value: dict[str, Any] | _Packed) -> dict[str, Any] | _Packed:
+    """`value` as compact JSON text; as it is when packed already or not JSON (then kept whole)."""
+    if isinstance(value, _Packed):
+        return value
+    if not value:
+        return _NOTHING  # most records have no rounds: one shared text
+    try:
+        return _Packed(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    except (TypeError, ValueError):
+        return value
+
+
+_NOTHING = _Packed("{}")
+
+
+def _unpacked(value: dict[str, Any] | _Packed) -> dict[str, Any]:
+    if isinstance(value, _Packed):
+        unpacked: dict[str, Any] = json.loads(value)
+        return unpacked
+    return value
 
 
 def claimed_name(ctx: ServerRequestContext[Any]) -> str | None:

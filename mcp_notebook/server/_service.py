@@ -44,6 +44,7 @@ from ._service_config import ServiceConfig, ServiceConfigError, load_config, sho
 from ._service_log import setup_logging
 from ._session_state import SessionRecords
 from ._versions import SUPPORTED_VERSIONS
+from .http._delivery import DeliveryWatch
 from .http._discovery import ServerCardRoute
 from .http._gate import AddressCheck
 
@@ -159,6 +160,8 @@ class ServiceApp:
         )
         # The server card (a draft: `http._discovery`) is public, so it is answered before the gate.
         self._app = ServerCardRoute(self._app, self.server_card, AddressCheck("127.0.0.1", config.hosts))
+        # Whatever server runs the app, the audit line of a call says whether its answer arrived whole.
+        self._app = DeliveryWatch(self._app)
 
     def registry_entry(self, url: str | None = None) -> RegistryEntry:
         """This app's ``server.json`` (`core._registry`), from its ``[card]`` settings and icons.

@@ -8,6 +8,10 @@ and a person reads no faster. The log is one HTML widget whose rows are ``<detai
 summary a row of the table, the wire under it when opened), so a busy server adds text, not widgets
 (a widget per row would pile up in the kernel and the browser). Rows are kept in the order requests
 arrived, though a long call is recorded only when it ends.
+
+The log is held once: the HTML shown (while no filter is set) is the very string the view keeps,
+each row a known stretch of it, so a full log of rows costs its text once, not again as a list of
+rows (a kernel serving for hours holds its 200 rows the whole time).
 """
 
 from __future__ import annotations
@@ -36,11 +40,11 @@ RENDERS_PER_SECOND = 10
 NUMBER = " class='mcp-num'"  # the duration's cell: numbers line up on the right
 
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class _Row:
     started: float
     seq: int
-    html: str = field(compare=False)
+    length: int = field(compare=False)  # of its HTML, a stretch of the log's (`ActivityView._log`)
     text: str = field(compare=False)  # what the filter searches, lower-cased
 
 
@@ -62,6 +66,11 @@ class ActivityView(widgets.VBox):
         self.count = widgets.HTML("")
         self.table = widgets.HTML(_empty())
         self._rows: list[_Row] = []
+        # The rows' HTML, in their order, between the log's opening and closing tags: the value shown.
+        self._head = _opening()
+        self._log = self._head + _CLOSING
+        self._cut = 0  # characters of rows dropped from the front, not yet taken out of `_log`
+        self._appended: list[str] = []  # rows' HTML added at the end, not yet joined into `_log`
         self._seq = itertools.count()
         self._last: tuple[Any, ...] | None = None  # what the newest row says, when it is a task's poll
         self._last_row: _Row | None = None
@@ -110,14 +119,47 @@ class ActivityView(widgets.VBox):
             self._repeats += 1
             row = self._last_row
             assert row is not None
-            row.html, row.text = render_row(record, self._repeats), search_text(record)
+            self._splice(self._rows.index(row), render_row(record, self._repeats), replace=True)
+            row.text = search_text(record)
             return
         self._last, self._repeats = key, 1
-        row = _Row(record.started, next(self._seq), render_row(record), search_text(record))
-        bisect.insort(self._rows, row)
+        markup = render_row(record)
+        row = _Row(record.started, next(self._seq), len(markup), search_text(record))
+        index = bisect.bisect(self._rows, row)
+        self._rows.insert(index, row)
+        if index == len(self._rows) - 1:
+            self._appended.append(markup)  # the usual case: joined with the others of this batch
+        else:
+            self._splice(index, markup)
         self._last_row = row
         while len(self._rows) > self.max_entries:
-            self._rows.pop(0)
+            self._cut += self._rows.pop(0).length
+
+    def _joined(self) -> str:
+        """The whole log, with the rows added and dropped since the last render taken in."""
+        head = _opening()  # the header row follows the language in force
+        if self._cut or self._appended or head != self._head:
+            start, end = len(self._head), len(self._log) - len(_CLOSING)
+            added = "".join(self._appended)
+            if self._cut <= end - start:
+                body = self._log[start + self._cut : end] + added
+            else:  # rows added and dropped again within one batch
+                body = added[self._cut - (end - start) :]
+            self._log = f"{head}{body}{_CLOSING}"
+            self._head, self._cut, self._appended = head, 0, []
+        return self._log
+
+    def _offset(self, index: int) -> int:
+        return len(self._head) + sum(row.length for row in self._rows[:index])
+
+    def _splice(self, index: int, markup: str, *, replace: bool = False) -> None:
+        """Put `markup` in as row `index` (already in `_rows`), or in place of its HTML (`replace`)."""
+        log = self._joined()
+        row = self._rows[index]
+        start = self._offset(index)
+        end = start + row.length if replace else start
+        self._log = log[:start] + markup + log[end:]
+        row.length = len(markup)
 
     def _render(self) -> None:
         with self._lock:
@@ -131,10 +173,18 @@ class ActivityView(widgets.VBox):
             if needle
             else ""
         )
+        log = self._joined()
         if not self._rows:
             self.table.value = _empty()
-            return
-        self.table.value = f"<div class='mcp-log'>{_header()}{''.join(row.html for row in rows)}</div>"
+        elif not needle:
+            self.table.value = log  # the same string: the log is held once
+        else:
+            shown, start = [], len(self._head)
+            for row in self._rows:
+                if needle in row.text:
+                    shown.append(log[start : start + row.length])
+                start += row.length
+            self.table.value = f"{self._head}{''.join(shown)}{_CLOSING}"
 
     def _run(self) -> None:
         while True:
@@ -165,9 +215,13 @@ def _empty() -> str:
     return f"<div class='mcp-empty'>{html.escape(t('panel.no_activity'))}</div>"
 
 
-def _header() -> str:
+def _opening() -> str:
+    """The log's opening tag and its header row (in the language in force now)."""
     cells = "".join(f"<span>{html.escape(name)}</span>" for name in t("activity.columns").split("|"))
-    return f"<div class='mcp-log-head'>{cells}</div>"
+    return f"<div class='mcp-log'><div class='mcp-log-head'>{cells}</div>"
+
+
+_CLOSING = "</div>"
 
 
 def poll_key(record: Any) -> tuple[Any, ...] | None:
@@ -209,7 +263,8 @@ def render_row(record: Any, repeats: int = 1) -> str:
         f"<span data-label='{html.escape(name)}'{NUMBER if index == 5 else ''}>{cell}</span>"
         for index, (name, cell) in enumerate(zip(names, cells, strict=False))
     )
-    # The wire view learners need: what went over the connection, both ways.
+    # The wire view learners need: what went over the connection, both ways. Quotes are escaped
+    # only in attributes: in text they are safe, and a wire is mostly quotes.
     details = json.dumps(record.wire(), ensure_ascii=False, indent=2, default=str)
     if len(details) > MAX_WIRE_CHARS:
         details = details[:MAX_WIRE_CHARS] + "\n..."
@@ -220,7 +275,7 @@ def render_row(record: Any, repeats: int = 1) -> str:
     )
     return (
         f"<details class='mcp-log-row mcp-activity-row'><summary>{line}</summary><div class='mcp-wire'>"
-        f"<div class='mcp-muted'>{html.escape(t('activity.wire'))}</div><pre>{html.escape(details)}</pre>"
+        f"<div class='mcp-muted'>{html.escape(t('activity.wire'))}</div><pre>{html.escape(details, quote=False)}</pre>"
         f"{stdout}</div></details>"
     )
 

@@ -59,3 +59,33 @@ async def test_worker_threads_of_a_burst_end_once_it_is_over(catalogue: Catalogu
             assert again.structured_content == {"result": 7}
     finally:
         srv.stop()
+
+
+async def test_the_last_worker_to_end_gives_the_bursts_freed_memory_back_once() -> None:
+    """Once the pool has no thread left, the server is idle: the heap a burst grew goes back to the
+    system (glibc's malloc_trim), once per burst, not on every thread that ends."""
+    import sys
+
+    from mcp_notebook.runtime._execution import WorkerPool
+    from mcp_notebook.runtime._memory import release_free_memory
+
+    released: list[bool] = []
+    idle = threading.Event()
+
+    def on_idle() -> None:
+        released.append(release_free_memory())
+        idle.set()
+
+    pool = WorkerPool(idle_timeout=0.2, on_idle=on_idle)
+    together = threading.Barrier(3)
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            for _ in range(3):  # three threads, each ending after the burst
+                group.start_soon(pool.run, lambda: together.wait(timeout=10))
+    assert await anyio.to_thread.run_sync(idle.wait, 30)
+    assert until(lambda: pool._threads == 0, timeout=10)
+    assert released == [sys.platform.startswith("linux")]  # once; glibc's Linux can, elsewhere a no-op
+    idle.clear()
+    assert await pool.run(lambda: 42) == 42  # the pool starts again, and empties again
+    assert await anyio.to_thread.run_sync(idle.wait, 30)
+    assert len(released) == 2

@@ -308,3 +308,37 @@ def audit_outcome(outcome: str, case: Case) -> str:
     if case.__name__.startswith("hang_up") and "client disconnected" not in outcome:
         return f"{outcome} (not delivered)"
     return outcome
+
+
+def test_a_kept_record_reads_as_it_was_and_holds_its_values_as_compact_text() -> None:
+    """The logs hold 500 records each for as long as a server runs: a kept record's arguments,
+    result and rounds are one short text each, read back as new dicts equal to what they were."""
+    import sys
+
+    from mcp_notebook.server._activity import ActivityLog
+
+    arguments = {"tag": "차-7", "n": [1, 2.5, None, True]}
+    result = {
+        "content": [{"type": "text", "text": "차-7"}],
+        "structuredContent": {"result": "차-7"},
+        "isError": False,
+    }
+    record = CallRecord(
+        tool="echo", arguments=arguments, client="owner", protocol_version="2026-07-28", started=1.0
+    )
+    record.result, record.rounds = result, {"inputResponses": {"q": {"action": "accept"}}}
+    unpacked = sum(
+        sys.getsizeof(value) for value in (arguments, result, *result.values(), *result["content"])
+    )
+    log = ActivityLog(history=5)
+    log.keep(record)
+    assert (record.arguments, record.result) == (arguments, result)
+    assert record.rounds == {"inputResponses": {"q": {"action": "accept"}}}
+    record.arguments["tag"] = "changed"  # a copy: the log's record stays as it was
+    assert record.arguments == arguments and log.calls[-1] is record
+    packed = sum(sys.getsizeof(value) for value in (record._arguments, record._result))
+    assert packed < unpacked * 0.7, (packed, unpacked)  # non-Latin text takes two bytes a character
+    assert record.to_json()["response"]["result"] == result
+    bare = CallRecord(tool="t", arguments={}, client=None, protocol_version="2025-11-25", started=0.0)
+    log.keep(bare)
+    assert (bare.arguments, bare.result, bare.rounds) == ({}, {}, {})

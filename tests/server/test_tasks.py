@@ -112,7 +112,8 @@ async def test_discover_advertises_the_tasks_extension(server: Any) -> None:
     async with connect(server, "auto") as client:
         assert client.session.discover_result is not None
         capabilities = client.session.discover_result.capabilities
-        assert capabilities.extensions == {EXTENSION: {}}
+        # Tasks, and MCP Apps (tests/server/test_apps.py), each advertised with no settings.
+        assert capabilities.extensions == {EXTENSION: {}, "io.modelcontextprotocol/ui": {}}
         assert capabilities.tasks is None  # the 2025-11-25 slot is not part of this era
 
 

@@ -187,6 +187,61 @@ def test_the_activity_log_is_a_table_in_arrival_order_with_a_filter() -> None:
         view.close()
 
 
+def test_the_activity_log_holds_its_rows_once_in_order_through_drops_polls_and_late_calls() -> None:
+    """The log is one string, each row a stretch of it: after rows come late (a long call), task
+    polls fold into one row, and the oldest drop out, in batches of every size, it reads as the
+    newest rows rendered anew, in the order their requests arrived."""
+    import random
+
+    from mcp_notebook.widgets._activity import poll_key, render_row
+
+    chance = random.Random(7)
+    now = time.time()
+    view = ActivityView(max_entries=7)
+
+    def shown_as(rows: list[str]) -> str:
+        return f"{view._head}{''.join(rows)}</div>"
+
+    try:
+        expected: list[tuple[float, int, str, str]] = []  # (started, seq, html, search text), as kept
+        last_poll: tuple[Any, ...] | None = None  # what the newest row says, when it is a poll
+        poll_row: int | None = None  # its seq
+        repeats = 1
+        for seq in range(120):
+            started = now + seq - (chance.random() * 5 if chance.random() < 0.3 else 0)  # some come late
+            if chance.random() < 0.25:  # a poll of a task (a run of them folds into one row)
+                polled = record("tasks/get", started, 0.001, tool="t1", result={"status": "working"})
+                key = poll_key(polled)
+                kept_rows = [row[1] for row in expected]
+                if key == last_poll and poll_row in kept_rows:
+                    repeats += 1
+                    index = kept_rows.index(poll_row)
+                    kept = expected[index]
+                    expected[index] = (kept[0], kept[1], render_row(polled, repeats), kept[3])
+                    view.add(polled)
+                    continue
+                last_poll, poll_row, repeats = key, seq, 1
+                kept_record = polled
+            else:
+                kept_record = record("tools/call", started, 0.2, tool="echo", arguments={"n": seq})
+                last_poll, repeats = None, 1
+            expected.append((started, seq, render_row(kept_record), ""))
+            expected.sort(key=lambda row: (row[0], row[1]))
+            del expected[: max(0, len(expected) - 7)]
+            view.add(kept_record)
+            if chance.random() < 0.4:  # renders come between batches of every size
+                view.flush()
+                assert view.value == shown_as([row[2] for row in expected])
+        view.flush()
+        assert view.value == shown_as([row[2] for row in expected])
+        assert view.value is view._log  # shown as held: no second copy of the log
+        for needle in ("tasks/get", "echo"):
+            view.filter.value = needle
+            assert view.value == shown_as([row[2] for row in expected if needle in row[2]])
+    finally:
+        view.close()
+
+
 def test_the_catalogue_says_what_is_empty_and_keeps_its_columns() -> None:
     catalogue = Catalogue()
     view = CatalogueView(catalogue)
