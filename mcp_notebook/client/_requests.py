@@ -88,6 +88,13 @@ def _is_connection_error(exc: BaseException) -> bool:
     ) or name.startswith(("httpx", "httpcore"))
 
 
+def _closed_locally(exc: Any) -> bool:
+    """Whether `exc` is the SDK's ``Connection closed``, raised on this side, not a server's error."""
+    from mcp.types import CONNECTION_CLOSED
+
+    return bool(exc.code == CONNECTION_CLOSED and exc.error.message == "Connection closed")
+
+
 def request(
     fn: Callable[[Any], Coroutine[Any, Any, Any]],
     where: Target,
@@ -128,6 +135,12 @@ def request(
                 )
             return outcome if finish is None else finish(outcome)
         except MCPError as exc:
+            if _closed_locally(exc):
+                # The SDK's own word for a transport that ended with the request unanswered (a
+                # refused connection reads the same in the stateless era): not the server's answer.
+                # No retry: the call may have reached the server and run.
+                pool.drop(key)
+                raise ClientConnectionError(t("client.closed", target=target)) from None
             raise ProtocolError(exc.code, exc.error.message, exc.error.data) from None
         except ClientConnectionError:
             pool.drop(key)

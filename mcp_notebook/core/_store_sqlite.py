@@ -103,7 +103,9 @@ class SQLiteStore(Store):
         try:
             with self._lock:
                 if not memory:
-                    self._db.execute("PRAGMA journal_mode=WAL")
+                    # Switching a new file to WAL takes its lock: processes opening one file at
+                    # once wait for each other here as they do for writes.
+                    self._retrying("PRAGMA journal_mode=WAL", ())
                     self._db.execute("PRAGMA synchronous=NORMAL")
                 with self._transaction():
                     self._create()

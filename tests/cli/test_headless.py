@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import queue
+import re
 import signal
 import socket
 import stat
@@ -277,7 +278,10 @@ def test_at_a_terminal_each_call_is_asked_about_there(tmp_path: Path) -> None:
             assert "owner (claims to be mcp) wants to run the tool wipe" in asked
             assert "Delete every row of a table." in asked
             assert 'arguments: {"table": "sales"}' in asked and "destructiveHint=True" in asked
-            assert "[y]es / [n]o / [a]lways" in asked and "(30 s left)" in asked
+            assert "[y]es / [n]o / [a]lways" in asked
+            # The countdown starts at the timeout given; a busy machine may show a second gone already.
+            left = re.search(r"\((\d+) s left\)", asked)
+            assert left is not None and 20 <= int(left.group(1)) <= 30, asked
             terminal.type("maybe")
             terminal.expect("Answer y (approve), n (deny) or a (always allow this tool)")
             terminal.type("y")

@@ -158,3 +158,35 @@ def test_a_store_counts_the_live_processes_that_share_its_file(tmp_path: Path) -
             child.finish()
     with SQLiteStore(":memory:") as alone:
         assert alone.sharers() == 1
+
+
+OPEN_ON_SIGNAL = """
+import sys
+from mcp_notebook.core._store_sqlite import SQLiteStore
+sys.stdin.readline()  # every process waits here, then all open the new file at once
+store = SQLiteStore(sys.argv[1])
+print("opened", flush=True)
+store.close()
+"""
+
+
+def test_processes_opening_a_new_file_at_once_all_open_it(tmp_path: Path) -> None:
+    # Making a new file WAL takes its lock: one process's switch must not refuse the others.
+    for attempt in range(3):
+        path = tmp_path / f"at-once-{attempt}.sqlite"
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_ON_SIGNAL, str(path)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(8)
+        ]
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        outcomes = [child.communicate(timeout=60) for child in children]
+        assert [out for out, _ in outcomes] == ["opened\n"] * 8, [err for _, err in outcomes]

@@ -191,6 +191,9 @@ def serve_http() -> None:
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
+    # Listening before the port is told: a client that connects while uvicorn is still starting
+    # waits in the backlog instead of being refused (a refusal reads as "Connection closed").
+    sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
     anyio.run(uvicorn.Server(config).serve, [sock])

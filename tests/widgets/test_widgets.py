@@ -120,10 +120,11 @@ def test_each_outcome_says_what_happened_in_both_languages(decide: str, english:
     request = ApprovalRequest(1, "wipe", None, None, {}, {}, "claude-code")
     method, _, argument = decide.partition(":")
     getattr(request, method)(*([argument] if argument else []))
-    assert english in outcome(request)
     before = get_language()
-    set_language("ko")
     try:
+        set_language("en")
+        assert english in outcome(request)
+        set_language("ko")
         assert korean in outcome(request)
     finally:
         set_language(before)
