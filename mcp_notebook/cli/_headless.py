@@ -409,8 +409,16 @@ def _wait(kernel: HeadlessKernel, terminal: TerminalApprovals | None = None) -> 
 
     With a terminal, read what the kernel sends meanwhile (approval prompts) and ask there.
     """
-    ticker = threading.Event()  # never set: a wait that signals can interrupt
-    while kernel.alive():
+    # A signal only asks this loop to end. Raised as KeyboardInterrupt wherever the main thread is,
+    # it could land inside the kernel manager's process poll, between taking its lock and releasing
+    # it, and the shutdown after it would then wait on that lock for ever.
+    asked_to_stop: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda signum, frame: asked_to_stop.append(signum))
+    ticker = threading.Event()  # never set: a pause of at most a second between looks
+    while not asked_to_stop:
+        if not kernel.alive():
+            break
         if terminal is None:
             ticker.wait(1.0)
             continue
@@ -420,6 +428,8 @@ def _wait(kernel: HeadlessKernel, terminal: TerminalApprovals | None = None) -> 
         except queue.Empty:
             pass
         terminal.step(timeout=0.2)
+    if asked_to_stop:
+        return 0
     logger.error("the kernel died; the server is gone")
     return 1
 
