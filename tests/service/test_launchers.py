@@ -6,8 +6,11 @@ response's last segment until the client's delayed ACK, about 40 ms per request 
 connection. Under load it hides behind queueing; an agent that makes one call at a time sees all
 of it. Here one client calls the exported example's ``price`` tool, one call after another, on one
 kept-alive connection, against a single uvicorn process and against each launcher, in interleaved
-rounds of the same run; its median under the launcher must be within 1.5x of the single process's.
-``bench/bench_launchers.py`` prints the same comparison as a table.
+rounds of the same run; its median under the launcher may exceed the single process's by less than
+half of that stall. The bound is additive, not a ratio: on a busy two-core machine two workers beside
+the client add a millisecond or two of scheduling to a 3 ms call (4.8 ms against 2.9 ms was seen),
+which says nothing about Nagle; a stall adds about 40 ms whatever the machine.
+``bench/bench_launchers.py`` prints the ratio itself as a table.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ LAUNCHERS = {
     "gunicorn -k uvicorn.workers.UvicornWorker -w 2": {"server": "gunicorn", "workers": 2},
 }
 ROUNDS, CALLS = 4, 25
+# Linux's shortest delayed ACK: what Nagle's algorithm adds to each kept-alive response.
+DELAYED_ACK_MS = 40.0
 TOKEN = token_of("client00")
 
 
@@ -47,9 +52,9 @@ def test_a_lone_client_waits_no_longer_under_workers_than_with_one_process(
             took["several"] += anyio.run(lone_client_latencies, several.url, TOKEN, CALLS)
         single_p50 = statistics.median(took["single"]) * 1000
         several_p50 = statistics.median(took["several"]) * 1000
-        assert several_p50 <= 1.5 * single_p50, (
+        assert several_p50 < single_p50 + DELAYED_ACK_MS / 2, (
             f"{launcher}: a lone client's median {several_p50:.1f} ms against {single_p50:.1f} ms "
-            "from one uvicorn process"
+            "from one uvicorn process: a delayed-ACK stall (is TCP_NODELAY set on accepted sockets?)"
         )
     finally:
         several.stop()
