@@ -50,6 +50,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._version import __version__
+from ..client._http import http_client
 from ..client._sdk_compat import TASKS_EXTENSION, DeclaringClient, TaskStatusWatch
 from ..core._app_frame import EXTENSION_ID
 from ._bridge_held import HeldCall
@@ -133,7 +134,7 @@ async def open_upstream(
     # and a call may wait for a person (an approval, a question) for as long as they take.
     timeout = httpx2.Timeout(30, read=None)
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        http_client(headers=headers, timeout=timeout) as http,
         DeclaringClient(
             streamable_http_client(url, http_client=http),
             mode=mode,

@@ -262,7 +262,7 @@ def _describe(exc: BaseException) -> str:
 
 async def _probe(url: str, sent: Mapping[str, str], timeout: float) -> Any:
     """One plain POST (a ping, which opens no session) with the `sent` headers, for its HTTP status."""
-    import httpx2
+    from ._http import http_client
 
     headers = {
         **sent,
@@ -271,7 +271,7 @@ async def _probe(url: str, sent: Mapping[str, str], timeout: float) -> Any:
         "MCP-Protocol-Version": "2025-11-25",
     }
     try:
-        async with httpx2.AsyncClient(timeout=timeout) as http:
+        async with http_client(timeout=timeout) as http:
             return await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers)
     except Exception as exc:
         return exc
@@ -282,9 +282,10 @@ async def acheck_connection(
 ) -> CheckResult:
     """`check_connection`, for async code."""
     import anyio
-    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
+
+    from ._http import http_client
 
     if urlsplit(url).scheme not in ("http", "https"):
         return CheckResult(False, "bad_url", t("check.bad_url", url=url))
@@ -294,7 +295,7 @@ async def acheck_connection(
     try:
         with anyio.fail_after(timeout):
             async with (
-                httpx2.AsyncClient(headers=sent, timeout=timeout) as http,
+                http_client(headers=sent, timeout=timeout) as http,
                 Client(streamable_http_client(url, http_client=http), cache=None) as client,
             ):
                 count, cursor = 0, None

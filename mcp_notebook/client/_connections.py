@@ -136,6 +136,8 @@ def resolve_target(where: Target, *, tasks: bool = False) -> tuple[tuple[str, ..
     from mcp.client.stdio import get_default_environment, stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
+    from ._http import http_client
+
     url, token, stdio, mode = where.url, where.token, where.stdio, where.mode
     # A server may ask for input (elicitation) or for a model's reply (sampling): a person answers.
     asks: dict[str, Any] = {
@@ -184,7 +186,7 @@ def resolve_target(where: Target, *, tasks: bool = False) -> tuple[tuple[str, ..
     def open_http() -> Any:
         # The SDK's own timeouts (30 s; 300 s to read, a stream may stay quiet) with our headers, on a
         # client of our own: the way the SDK documents to send headers (its HTTP client factory is private).
-        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+        http = http_client(headers=headers, timeout=httpx2.Timeout(30, read=300))
         return _HttpClient(Client(streamable_http_client(url, http_client=http), mode=mode, **asks), http)
 
     # The token is part of the key: a connection of one identity never serves another's calls.

@@ -38,6 +38,11 @@ class _Entry:
 @dataclass(frozen=True)
 class _Glossary:
     entries: tuple[_Entry, ...]
+    # Where a phrase can start, so that `_spans` tries a handful of entries per token, not all of them
+    # (each a position in `entries`, which keeps their order: the first of equal weight wins).
+    by_stem: Mapping[str, tuple[int, ...]]  # English first word, by its stem
+    by_first: Mapping[str, tuple[int, ...]]  # Korean first word, by its first syllable
+    by_last: Mapping[str, tuple[int, ...]]  # Korean one-word phrase, by its last syllable (`_ends`)
     by_concept: Mapping[str, Mapping[str, tuple[str, ...]]]
     stop: frozenset[str]
     particles: tuple[str, ...]  # longest first
@@ -57,8 +62,23 @@ def _glossary() -> _Glossary:
         for word in words
     ]
     numbers = {**data["numbers"]["en"], **data["numbers"]["ko"]}
+    ordered = tuple(sorted(entries, key=lambda e: e.weight, reverse=True))
+    by_stem: dict[str, list[int]] = {}
+    by_first: dict[str, list[int]] = {}
+    by_last: dict[str, list[int]] = {}
+    for position, entry in enumerate(ordered):
+        first = entry.words[0]
+        if not _HANGUL.match(first.strip("~")):
+            by_stem.setdefault(stem(first), []).append(position)
+        elif not first.startswith("~"):
+            by_first.setdefault(first[0], []).append(position)
+        if len(entry.words) == 1 and _HANGUL.match(first.strip("~")) and " " not in first:
+            by_last.setdefault(first[-1], []).append(position)
     return _Glossary(
-        entries=tuple(sorted(entries, key=lambda e: e.weight, reverse=True)),
+        entries=ordered,
+        by_stem={key: tuple(value) for key, value in by_stem.items()},
+        by_first={key: tuple(value) for key, value in by_first.items()},
+        by_last={key: tuple(value) for key, value in by_last.items()},
         by_concept={
             concept: {lang: tuple(words) for lang, words in languages.items()}
             for concept, languages in data["concepts"].items()
@@ -76,6 +96,7 @@ def tokens(text: str) -> list[str]:
     return [m.casefold() for m in _TOKEN.findall(text)]
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """An English word without its plural or -ing/-ed ending (``bikes``, ``riding``); Korean as is."""
     w = word.casefold()
@@ -98,6 +119,7 @@ def stem(word: str) -> str:
     return w
 
 
+@functools.lru_cache(maxsize=8192)
 def without_particle(word: str) -> str:
     """A Korean word without the particle it ends in (``대여소에`` → ``대여소``), when two syllables
     or more are left; any other word as is."""
@@ -216,11 +238,12 @@ def _spans(found: list[str]) -> Iterator[tuple[int, int, str | None]]:
     """(start, end, concept) over the tokens, each glossary phrase taken longest first (a compound's last
     part before its first, as Korean names a thing by its last part); a token no phrase starts at comes
     alone, with no concept."""
-    entries = _glossary().entries
+    glossary = _glossary()
+    entries = glossary.entries
     index = 0
     while index < len(found):
         best: tuple[tuple[int, int, int], _Entry] | None = None
-        for entry in entries:
+        for entry in (entries[position] for position in _candidates(found[index])):
             size = len(entry.words)
             if index + size > len(found):
                 continue
@@ -239,6 +262,18 @@ def _spans(found: list[str]) -> Iterator[tuple[int, int, str | None]]:
         else:
             yield index, index + 1, None
             index += 1
+
+
+@functools.lru_cache(maxsize=8192)
+def _candidates(token: str) -> tuple[int, ...]:
+    """The positions of the entries that may start at `token`, in order: those whose first word
+    `_matches` it or, for one-word phrases, `_ends` it; no other entry can (see the index above)."""
+    glossary = _glossary()
+    found = {*glossary.by_stem.get(stem(token), ()), *glossary.by_first.get(token[:1], ())}
+    if _HANGUL.match(token):
+        base = without_particle(token)
+        found.update(glossary.by_last.get(base[-1:], ()))
+    return tuple(sorted(found))
 
 
 def concepts_of(text: str) -> frozenset[str]:

@@ -157,7 +157,8 @@ class RawRequestExercise(Exercise):
     @staticmethod
     async def _post(url: str, token: str, headers: dict[str, str], payload: bytes) -> _Reply:
         import anyio
-        import httpx2
+
+        from ..client._http import http_client
 
         headers = {
             **headers,
@@ -166,7 +167,7 @@ class RawRequestExercise(Exercise):
             "Content-Type": "application/json",
         }
         with anyio.fail_after(CALL_TIMEOUT):
-            async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            async with http_client(timeout=CALL_TIMEOUT) as http:
                 response = await http.post(url, headers=headers, content=payload)
         return _Reply(
             response.status_code, _last_message(response.headers.get("content-type", ""), response.text)
@@ -448,10 +449,11 @@ async def _ask_through_sdk(
 ) -> Any:
     """Call `name` with the official SDK client in `mode`; the user (this function) answers `action`."""
     import anyio
-    import httpx2
     import mcp_types as types
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
+
+    from ..client._http import http_client
 
     async def answer(context: Any, params: Any) -> Any:
         asked.append(getattr(params, "requested_schema", None))
@@ -463,7 +465,7 @@ async def _ask_through_sdk(
     headers = {"Authorization": f"Bearer {token}"}
     with anyio.fail_after(CALL_TIMEOUT):
         async with (
-            httpx2.AsyncClient(headers=headers, timeout=CALL_TIMEOUT) as http,
+            http_client(headers=headers, timeout=CALL_TIMEOUT) as http,
             Client(
                 streamable_http_client(url, http_client=http),
                 mode=mode,

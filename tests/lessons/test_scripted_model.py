@@ -6,6 +6,7 @@ server itself writes (both languages)."""
 from __future__ import annotations
 
 import json
+import random
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Catalogue, ToolError, set_language, tool
+from mcp_notebook.lessons import _glossary
 from mcp_notebook.lessons._agent import Call, Run, ScriptedModel, loop, run_agent
 from mcp_notebook.lessons._glossary import concepts_of, terms
 from mcp_notebook.lessons._repair import read
@@ -233,6 +235,61 @@ def test_korean_and_english_words_of_one_meaning_meet_in_the_glossary() -> None:
     assert concepts_of("새싹 따릉이") == concepts_of("kids bicycles") == {"kids", "bike"}
     assert concepts_of("대여소에 몇 대 남았어") == concepts_of("how many are left at the station")
     assert terms("대여료").concepts == {"fee"} and terms("대여소").concepts == {"station"}  # longest first
+
+
+def _spans_by_full_scan(found: list[str]) -> list[tuple[int, int, str | None]]:
+    """`_glossary._spans` as it read before its index: every entry tried at every token."""
+    entries = _glossary._glossary().entries
+    spans, index = [], 0
+    while index < len(found):
+        best: tuple[tuple[int, int, int], Any] | None = None
+        for entry in entries:
+            size = len(entry.words)
+            if index + size > len(found):
+                continue
+            pairs = zip(entry.words, found[index:], strict=False)
+            if all(_glossary._matches(word, token) for word, token in pairs):
+                rank = (*entry.weight, 0)
+            elif size == 1 and _glossary._ends(entry.words[0], found[index]):
+                rank = (*entry.weight, 1)
+            else:
+                continue
+            if best is None or rank > best[0]:
+                best = (rank, entry)
+        size = len(best[1].words) if best else 1
+        spans.append((index, index + size, best[1].concept if best else None))
+        index += size
+    return spans
+
+
+def _glossary_tokens() -> list[str]:
+    """Tokens near the glossary's own words: each word, with a particle, a plural, as a compound's end."""
+    data = _glossary.data()
+    words = {w.strip("~") for languages in data["concepts"].values() for ws in languages.values() for w in ws}
+    found = {t for word in words for t in _glossary.tokens(word)}
+    particles = ["에", "를", "은", "는", "으로", "에서"]
+    return sorted(
+        {
+            *found,
+            *(f"{t}{p}" for t in found for p in particles),
+            *(f"{t}s" for t in found),
+            *(f"한강{t}" for t in found),
+            "대여소",
+            "the",
+            "how",
+            "many",
+        }
+    )
+
+
+def test_the_glossary_index_finds_what_trying_every_entry_finds() -> None:
+    """`_spans` tries only the entries a token can start; over drawn texts of the glossary's own words,
+    with particles, plurals and compounds, it finds exactly what trying every entry finds."""
+    rng = random.Random(7)
+    tokens = _glossary_tokens()
+    for _ in range(300):
+        found = [rng.choice(tokens) for _ in range(rng.randint(1, 6))]
+        assert list(_glossary._spans(found)) == _spans_by_full_scan(found), found
 
 
 def test_the_loop_runs_on_any_call_function_and_first_counts_as_a_step() -> None:
