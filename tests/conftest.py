@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from mcp_notebook import Catalogue, serve
+from mcp_notebook.client._http import tls_context
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,9 @@ async def connect(srv: Any, mode: Mode, **kwargs: Any) -> AsyncIterator[Any]:
 
     headers = {"Authorization": f"Bearer {srv.token}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=300)
+        ) as http,
         Client(streamable_http_client(srv.url, http_client=http), mode=mode, **kwargs) as client,
     ):
         yield client

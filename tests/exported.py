@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_notebook.cli._export import export_notebook
+from mcp_notebook.client._http import tls_context
 from tests.services import ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "examples" / "orders_service.ipynb"
@@ -68,7 +69,9 @@ async def connect(
     headers = {"Authorization": f"Bearer {token_of(client)}"}
     timeout = httpx2.Timeout(30, read=120)
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout, transport=transport) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers=headers, timeout=timeout, transport=transport
+        ) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode, **kwargs) as session,
     ):
         yield session

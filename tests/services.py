@@ -19,6 +19,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from mcp_notebook.client._http import tls_context
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -216,7 +218,9 @@ async def lone_client_latencies(url: str, token: str, calls: int, warmup: int = 
     items = ["tea", "coffee", "cake"]
     took = []
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)
+        ) as http,
         Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client,
     ):
         for n in range(warmup + calls):

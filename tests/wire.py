@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx2
 
+from mcp_notebook.client._http import tls_context
 from tests.conftest import INITIALIZE
 
 ACCEPT = "application/json, text/event-stream"
@@ -35,6 +36,7 @@ class Wire:
     def __init__(self, srv: Any, era: str) -> None:
         self.srv, self.era = srv, era
         self.http = httpx2.Client(
+            verify=tls_context(),
             headers={
                 "Authorization": f"Bearer {srv.token}",
                 "Accept": ACCEPT,

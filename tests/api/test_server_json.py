@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 
 from mcp_notebook import Catalogue, tool
+from mcp_notebook.client._http import tls_context
 from mcp_notebook.core._errors import OptionError
 from tests.conftest import ERAS, Mode, serve_unattended
 from tests.exported import NOTEBOOK, service_environ, token_of
@@ -266,7 +267,7 @@ async def test_clients_of_both_eras_see_the_icons_the_card_shows(served_card: An
 
     headers = {"Authorization": f"Bearer {token_of('client00')}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http,
+        httpx2.AsyncClient(verify=tls_context(), headers=headers, timeout=httpx2.Timeout(60)) as http,
         Client(streamable_http_client(served_card.url, http_client=http), mode=mode) as client,
     ):
         info = client.server_info

@@ -28,6 +28,7 @@ from mcp_notebook import Catalogue, Context, prompt, publish, resource, tool
 from mcp_notebook.cli._bridge import Bridge
 from mcp_notebook.cli._bridge_held import HOLD_FOR
 from mcp_notebook.cli._bridge_upstream import IDLE_CONNECTIONS, DeclaringClient
+from mcp_notebook.client._http import tls_context
 from tests.conftest import ERAS, INITIALIZE, Mode, connect
 from tests.tasks_client import EXTENSION, TasksExtension
 
@@ -509,7 +510,7 @@ def test_bad_lines_on_stdio_get_the_answers_the_http_server_gives(server: Any, c
 
     define(catalogue)
     headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
-    with httpx2.Client(headers=headers) as http:
+    with httpx2.Client(verify=tls_context(), headers=headers) as http:
         session = http.post(server.url, json=INITIALIZE).headers["mcp-session-id"]
         over_http = [
             http.post(
@@ -569,7 +570,9 @@ async def over_http(srv: Any, mode: Mode, **kwargs: Any) -> AsyncIterator[Client
     """A real SDK client over Streamable HTTP; `declared` among `kwargs` as in `through_bridge`."""
     headers = {"Authorization": f"Bearer {srv.token}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=300)
+        ) as http,
         DeclaringClient(streamable_http_client(srv.url, http_client=http), mode=mode, **kwargs) as client,
     ):
         yield client

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from mcp_notebook.client._http import tls_context
 from tests.kernel import Kernel
 
 # The cell every notebook of these tests runs: tools that say who calls, and a server named "shop".
@@ -66,7 +67,9 @@ async def connect(url: str, token: str, mode: Any, **kwargs: Any) -> AsyncIterat
 
     headers = {"Authorization": f"Bearer {token}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=120)
+        ) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode, **kwargs) as client,
     ):
         yield client

@@ -18,6 +18,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook import Catalogue, current_client, tool
+from mcp_notebook.client._http import tls_context
 from mcp_notebook.lessons import ch11
 from mcp_notebook.lessons._content import chapter_data
 from mcp_notebook.lessons._exercise import given_code
@@ -96,7 +97,7 @@ async def sdk_call(app: Any, storage: KeptInMemory) -> str:
     back: dict[str, str] = {}
 
     async def open_browser(url: str) -> None:
-        async with httpx2.AsyncClient() as http:
+        async with httpx2.AsyncClient(verify=tls_context()) as http:
             page = await http.get(url)
         back.update((k, v[0]) for k, v in parse_qs(urlsplit(page.headers["location"]).query).items())
 
@@ -108,7 +109,7 @@ async def sdk_call(app: Any, storage: KeptInMemory) -> str:
         app.url, metadata, storage, redirect_handler=open_browser, callback_handler=take_code
     )
     async with (
-        httpx2.AsyncClient(auth=oauth) as http,
+        httpx2.AsyncClient(verify=tls_context(), auth=oauth) as http,
         Client(streamable_http_client(app.url, http_client=http)) as client,
     ):
         result = await client.call_tool("whoami", {})

@@ -44,6 +44,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
 from mcp_notebook.cli._bridge_upstream import DeclaringClient
+from mcp_notebook.client._http import tls_context
 from mcp_notebook.client._sdk_compat import TaskStatusWatch, send_unchecked
 from tests.npm import CACHE, node_module
 from tests.tasks_client import EXTENSION, CreatedTask, cancel_task, get_task, until_status, update_task
@@ -231,7 +232,9 @@ async def peers(http_server: HeadlessServer, folder: Path) -> AsyncIterator[dict
         if path == "http":
             headers = {"Authorization": f"Bearer {TOKEN}"}
             timeout = httpx2.Timeout(30, read=300)
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=timeout))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(verify=tls_context(), headers=headers, timeout=timeout)
+            )
             return streamable_http_client(http_server.url, http_client=http)
         errlog = stack.enter_context((folder / f"{path}-{era}.stderr").open("w"))
         if path == "bridge":

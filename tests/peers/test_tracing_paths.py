@@ -23,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcp_notebook.client._http import tls_context
 from tests.headless import headless
 from tests.tracing import BODY, TOOL_SOURCE, Recorder, lineage, read_spans, recording, span_environment
 
@@ -134,7 +135,9 @@ async def test_an_exported_app_under_two_workers_keeps_each_callers_trace(
         callers = []
         for _ in range(6):  # a new connection each: the workers share them out
             headers = {"Authorization": f"Bearer {TOKEN}"}
-            async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
+            async with httpx2.AsyncClient(
+                verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=300)
+            ) as http:
                 transport = streamable_http_client(replica.url, http_client=http)
                 async with Client(transport, mode="auto") as client:
                     with recorder.tracer.start_as_current_span("caller") as caller:

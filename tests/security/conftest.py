@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import mcp_types as types
 
+from mcp_notebook.client._http import tls_context
+
 MODERN = "2026-07-28"
 
 
@@ -29,7 +31,9 @@ async def client_as(
     headers = {"Authorization": f"Bearer {token}"}
     info = types.Implementation(name=claims, version="1.0")
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        httpx2.AsyncClient(
+            verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=300)
+        ) as http,
         Client(
             streamable_http_client(srv.url, http_client=http), mode=mode, client_info=info, **kwargs
         ) as client,

@@ -20,6 +20,7 @@ import psutil
 import pytest
 
 from mcp_notebook import Catalogue, serve, tool
+from mcp_notebook.client._http import tls_context
 from tests.conftest import INITIALIZE, connect, serve_unattended
 from tests.kernel import Kernel
 
@@ -228,7 +229,9 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_with_a_reason(cat
     try:
         sessions = [open_session(srv) for _ in range(3)]
         async with contextlib.AsyncExitStack() as stack:
-            http = await stack.enter_async_context(httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=None)))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(verify=tls_context(), timeout=httpx2.Timeout(30, read=None))
+            )
             for session in sessions:  # a GET stream keeps each session busy
                 headers = {
                     "Accept": "text/event-stream",

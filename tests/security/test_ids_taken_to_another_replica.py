@@ -21,6 +21,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from mcp_notebook.client._http import tls_context
 from tests.conftest import INITIALIZE
 from tests.exported import connect, token_of
 from tests.security.redis_replicas import Replicas, redis_replicas
@@ -61,7 +62,7 @@ def message(response: httpx2.Response) -> dict[str, Any]:
 
 def test_a_session_id_is_nothing_with_another_token_on_either_replica(replicas: Replicas) -> None:
     home, elsewhere = replicas.first, replicas.second
-    with httpx2.Client(timeout=30) as http:
+    with httpx2.Client(verify=tls_context(), timeout=30) as http:
         ids = []
         for _ in range(2):
             opened = http.post(home.url, json=INITIALIZE, headers=headers_of("client00"))

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from mcp_notebook.client._http import tls_context
 from tests.conftest import INITIALIZE
 from tests.exported import export_example, service_environ, token_of
 from tests.services import Replica
@@ -41,7 +42,7 @@ def test_another_client_cannot_take_over_a_recorded_session(tmp_path: Path) -> N
     environ = service_environ(export_example(tmp_path), f"sqlite:///{tmp_path / 'shared.sqlite3'}")
     opener, other = Replica(tmp_path, environ), Replica(tmp_path, environ)
     try:
-        with httpx2.Client(timeout=30) as http:
+        with httpx2.Client(verify=tls_context(), timeout=30) as http:
             opened = http.post(opener.url, json=INITIALIZE, headers=headers_of("client00"))
             assert opened.status_code == 200
             session = {

@@ -18,6 +18,7 @@ import httpx2
 import pytest
 
 from mcp_notebook import Catalogue, Context, prompt, serve, tool
+from mcp_notebook.client._http import tls_context
 from tests.conftest import INITIALIZE, connect
 
 ACCEPT = "application/json, text/event-stream"
@@ -31,6 +32,7 @@ class Session:
     def __init__(self, srv: Any) -> None:
         self.srv = srv
         self.http = httpx2.Client(
+            verify=tls_context(),
             headers={"Authorization": f"Bearer {srv.token}", "Accept": ACCEPT, "Content-Type": JSON},
             timeout=httpx2.Timeout(30),
         )

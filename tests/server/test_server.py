@@ -12,6 +12,7 @@ from annotated_types import Ge, Le
 from mcp.shared.exceptions import MCPError
 
 from mcp_notebook import Catalogue, ToolError, serve, tool
+from mcp_notebook.client._http import tls_context
 from tests.conftest import ERAS, INITIALIZE, connect
 
 pytestmark = pytest.mark.anyio
@@ -69,7 +70,7 @@ async def test_initialize_echoes_every_handshake_version(server: Any, version: s
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
-    async with httpx2.AsyncClient() as http:
+    async with httpx2.AsyncClient(verify=tls_context()) as http:
         response = await http.post(
             server.url,
             json=body,
@@ -275,7 +276,7 @@ async def test_ended_session_is_gone(server: Any) -> None:
     import httpx2
 
     headers = {"Authorization": f"Bearer {server.token}", "Accept": "application/json, text/event-stream"}
-    async with httpx2.AsyncClient(headers=headers) as http:
+    async with httpx2.AsyncClient(verify=tls_context(), headers=headers) as http:
         opened = await http.post(server.url, json=INITIALIZE)
         session = {"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
         assert (await http.delete(server.url, headers=session)).status_code in (200, 204)

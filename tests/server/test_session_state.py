@@ -21,6 +21,7 @@ import httpx2
 import pytest
 
 from mcp_notebook import Catalogue, publish, serve, tool
+from mcp_notebook.client._http import tls_context
 from mcp_notebook.core._approval_request import ApprovalRequest
 from tests.conftest import INITIALIZE, until
 
@@ -119,7 +120,7 @@ def test_a_thousand_sessions_leave_nothing_behind(srv: Any) -> None:
     asked = Asked(srv)
 
     def open_and_end(index: int) -> None:
-        with httpx2.Client(timeout=30) as http:
+        with httpx2.Client(verify=tls_context(), timeout=30) as http:
             session = Session(srv, http, srv.token)
             state = sessions.get(session.id)
             assert state is not None
@@ -139,7 +140,7 @@ def test_a_thousand_sessions_leave_nothing_behind(srv: Any) -> None:
         list(pool.map(open_and_end, range(990)))
 
     # Ten with a call waiting for a person: five clients hang up on the call, five end the session.
-    with httpx2.Client(timeout=30) as http:
+    with httpx2.Client(verify=tls_context(), timeout=30) as http:
         waiting = [Session(srv, http, srv.token) for _ in range(10)]
         sockets = [session.call_and_leave_open("drop_table") for session in waiting]
         assert until(lambda: asked.count() == 10), asked.count()
@@ -158,7 +159,7 @@ def test_a_thousand_sessions_leave_nothing_behind(srv: Any) -> None:
 
     # Sessions closed to make room: one credential opens more than its cap (32) and ends none itself.
     crowd = srv.add_client("crowd")
-    with httpx2.Client(timeout=30) as http:
+    with httpx2.Client(verify=tls_context(), timeout=30) as http:
         flood = [Session(srv, http, crowd) for _ in range(40)]
         assert sessions.of("crowd") == [session.id for session in flood[-32:]]
         ended = [session.end() for session in flood]
@@ -182,7 +183,7 @@ def test_sessions_that_end_on_their_own_leave_nothing_behind(catalogue: Catalogu
         srv = serve(catalogue=catalogue, approval="auto", session_idle_timeout=3)
     try:
         baseline = sizes(srv)
-        with httpx2.Client(timeout=30) as http:
+        with httpx2.Client(verify=tls_context(), timeout=30) as http:
             for index in range(20):
                 session = Session(srv, http, srv.token)
                 session.request("resources/subscribe", {"uri": "notes://live"})

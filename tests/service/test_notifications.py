@@ -26,6 +26,7 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_notebook.cli._export import export_notebook
+from mcp_notebook.client._http import tls_context
 from tests.exported import service_environ, token_of
 from tests.services import HAProxy, RedisServer, Replica
 
@@ -103,6 +104,7 @@ async def client_to(
     limits = httpx2.Limits(max_connections=1) if one_connection else httpx2.Limits()
     async with (
         httpx2.AsyncClient(
+            verify=tls_context(),
             headers={"Authorization": f"Bearer {token_of('client01')}"},
             timeout=httpx2.Timeout(30, read=120),
             transport=httpx2.AsyncHTTPTransport(limits=limits),

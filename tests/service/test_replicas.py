@@ -23,6 +23,7 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
+from mcp_notebook.client._http import tls_context
 from tests.exported import CLIENTS, connect, export_example, service_environ, token_of
 from tests.services import HAProxy, RedisServer, Replica
 
@@ -308,7 +309,9 @@ def test_the_next_request_on_a_kept_alive_connection_after_its_replica_died_is_a
             "Authorization": f"Bearer {token_of('client00')}",
             "Accept": "application/json, text/event-stream",
         }
-        with httpx2.Client(headers=headers, timeout=30) as http:  # one kept-alive connection to HAProxy
+        with httpx2.Client(
+            verify=tls_context(), headers=headers, timeout=30
+        ) as http:  # one kept-alive connection to HAProxy
             opened = http.post(cluster.url, json=INITIALIZE)
             session = {
                 "Mcp-Session-Id": opened.headers["mcp-session-id"],

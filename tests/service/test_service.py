@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 from mcp_notebook import asgi_app
+from mcp_notebook.client._http import tls_context
 from mcp_notebook.server._service_config import ServiceConfigError, load_config
 from tests.exported import NOTEBOOK, connect, service_environ
 from tests.oauth import RESOURCE, AuthorizationServer
@@ -193,7 +194,7 @@ def test_a_session_ended_through_one_worker_is_refused_by_every_worker(tmp_path:
         return answer.status_code == 404 and "send initialize again" in answer.json()["error"]["message"]
 
     try:
-        with httpx2.Client(timeout=30) as http:
+        with httpx2.Client(verify=tls_context(), timeout=30) as http:
             session = opened(http)
             assert (
                 http.post(second.url, json=call, headers={**auth, **session}).status_code == 200
@@ -378,7 +379,7 @@ def test_the_app_tells_clients_it_is_an_app_and_where_tokens_come_from(exported:
 
     replica = Replica(exported, service_environ(exported, f"sqlite:///{exported / 'speaks.sqlite3'}"))
     try:
-        with httpx2.Client(timeout=30) as http:
+        with httpx2.Client(verify=tls_context(), timeout=30) as http:
             accept = {"Accept": "application/json, text/event-stream"}
             refused = http.post(replica.url, json=INITIALIZE, headers=accept)
             answer = http.post(
@@ -456,7 +457,7 @@ async def test_an_access_token_from_the_authorization_server_is_accepted(
 
     headers = {"Authorization": f"Bearer {authority.token(subject='ana')}"}
     async with (
-        httpx2.AsyncClient(headers=headers) as http,
+        httpx2.AsyncClient(verify=tls_context(), headers=headers) as http,
         mcp.Client(streamable_http_client(oauth_app.url, http_client=http), mode=mode) as client,
     ):
         result = await client.call_tool("served_by", {})
