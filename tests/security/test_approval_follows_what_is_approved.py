@@ -41,7 +41,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 async def main():
     headers = {"Authorization": "Bearer " + os.environ["MCP_NOTEBOOK_TOKEN"]}
-    async with httpx2.AsyncClient(verify=tls_context(), headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
         async with Client(streamable_http_client(os.environ["URL"], http_client=http), mode=os.environ["MODE"]) as c:
             await c.call_tool("drop_table", {"table": "sales"})
 
