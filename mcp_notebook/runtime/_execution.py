@@ -291,6 +291,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._queued = 0  # jobs put and not yet taken: each needs a worker of its own
         self._in_flight = 0
         self._abandoned: dict[str, int] = {}
 
@@ -304,7 +305,10 @@ class WorkerPool:
         with self._lock:
             alone = self._in_flight == 0
             self._in_flight += 1
-            if self._idle == 0 and self._threads < self.max_workers:
+            # An idle worker counts for one queued job only: until it wakes it is still "idle", and
+            # a second call in the same moment must start a thread rather than wait behind the first.
+            self._queued += 1
+            if self._idle < self._queued and self._threads < self.max_workers:
                 self._threads += 1
                 threading.Thread(target=self._work, name="mcp-notebook-tool", daemon=True).start()
             # Queued under the lock: an idle worker about to end checks the queue under it too.
@@ -353,6 +357,8 @@ class WorkerPool:
                 return
             with self._lock:
                 self._idle -= 1
+                if job is not None:
+                    self._queued -= 1
             if job is None:
                 return
             if job.future.set_running_or_notify_cancel():

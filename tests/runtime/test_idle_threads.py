@@ -8,6 +8,7 @@ the server still answers afterwards.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from typing import Any
@@ -89,3 +90,29 @@ async def test_the_last_worker_to_end_gives_the_bursts_freed_memory_back_once() 
     assert await pool.run(lambda: 42) == 42  # the pool starts again, and empties again
     assert await anyio.to_thread.run_sync(idle.wait, 30)
     assert len(released) == 2
+
+
+async def test_calls_that_arrive_together_while_one_worker_is_idle_each_get_a_thread() -> None:
+    """Two calls queued in the same turn of the loop, with one worker idle: one takes the idle worker,
+    the other starts a thread. Was: the idle worker still counted as idle until it woke, so the
+    second call started no thread and waited in the queue behind the first for as long as it ran."""
+    from mcp_notebook.runtime._execution import WorkerPool
+
+    pool = WorkerPool(idle_timeout=30)
+    hold, held = threading.Event(), threading.Event()
+
+    def holding() -> None:
+        held.set()
+        hold.wait(30)
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(pool.run, holding)  # a call in flight: the next are not alone
+            assert await anyio.to_thread.run_sync(held.wait, 10)
+            assert await pool.run(lambda: 1) == 1  # a second worker, idle once this returns
+            assert until(lambda: pool._idle == 1, timeout=10)
+            meet = threading.Barrier(2, timeout=10)  # each call waits for the other: two threads or none
+            first, second = await asyncio.gather(pool.run(lambda: meet.wait()), pool.run(lambda: meet.wait()))
+            assert {first, second} == {0, 1}
+            hold.set()
+    pool.close()
