@@ -156,6 +156,8 @@ def app_verdict(authority: Any, app: Any, claims: dict[str, Any]) -> dict[str, A
     ``WWW-Authenticate`` challenge ("" when it lets the request through)."""
     import httpx2
 
+    from ..client._http import tls_context
+
     token = authority.mint(
         audience=claims["aud"],
         scope=claims["scope"],
@@ -168,7 +170,8 @@ def app_verdict(authority: Any, app: Any, claims: dict[str, Any]) -> dict[str, A
         "MCP-Protocol-Version": "2026-07-28",
         "Mcp-Method": "tools/list",
     }
-    response = httpx2.post(app.url, json=_REQUEST, headers=headers, timeout=10)
+    # Hundreds of these in one check: each would build a TLS context of its own (most of its time).
+    response = httpx2.post(app.url, json=_REQUEST, headers=headers, timeout=10, verify=tls_context())
     challenge = response.headers.get("www-authenticate", "")
     error = ""
     for part in challenge.removeprefix("Bearer ").split(", "):
