@@ -15,12 +15,9 @@ A draw is reproducible from its seed (`mcp_notebook.lessons._judge.check_seed`).
 from __future__ import annotations
 
 import ast
-import collections
-import copy
 import json
 import math
 import random
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -268,50 +265,14 @@ def draws(
     `repeats` the same arguments may come again (a tool that changes things answers them otherwise
     the second time); else each set is drawn once.
     """
-    pools = pools or {}
-    numbers, strings = mined_constants(sources)
-    props = {name: found for name, found in properties(schemas).items() if name != KEY_PARAMETER}
-    needed = set(required)
-    # The same draw comes again and again: a learner checking the same answer twice, every wrong
-    # variant of an answer that keeps its schema and constants. Drawing is most of a quick check's
-    # work, so the draws are kept by everything they depend on (copies handed out: callers may change them).
-    key = json.dumps(
-        [props, sorted(needed), numbers, strings, pools, seed, count, repeats], sort_keys=True, default=repr
-    )
-    with _DRAWN_LOCK:
-        kept = _DRAWN.get(key)
-        if kept is not None:
-            _DRAWN.move_to_end(key)
-    if kept is None:
-        kept = _draws(props, needed, numbers, strings, pools, seed=seed, count=count, repeats=repeats)
-        with _DRAWN_LOCK:
-            _DRAWN[key] = kept
-            while len(_DRAWN) > _DRAWN_KEPT:
-                _DRAWN.popitem(last=False)
-    return copy.deepcopy(kept)
-
-
-_DRAWN: collections.OrderedDict[str, list[dict[str, Any]]] = collections.OrderedDict()
-_DRAWN_LOCK = threading.Lock()
-_DRAWN_KEPT = 64
-"""Draws kept, the least recently used dropped first (a few hundred small dicts at most each)."""
-
-
-def _draws(
-    props: Mapping[str, list[dict[str, Any]]],
-    needed: set[str],
-    numbers: list[float],
-    strings: list[str],
-    pools: Mapping[str, Sequence[Any]],
-    *,
-    seed: int,
-    count: int,
-    repeats: bool,
-) -> list[dict[str, Any]]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as seeded
     from hypothesis import strategies as st
 
+    pools = pools or {}
+    numbers, strings = mined_constants(sources)
+    props = {name: found for name, found in properties(schemas).items() if name != KEY_PARAMETER}
+    needed = set(required)
     strategy = st.fixed_dictionaries(
         {
             name: _strategy(found, numbers, strings, pools.get(name, ()))

@@ -77,26 +77,6 @@ def test_draws_come_again_from_their_seed_and_change_with_it() -> None:
     assert all({"start_hour", "unit"} <= set(call) for call in first)
 
 
-def test_draws_kept_for_the_next_check_are_the_same_and_a_caller_cannot_change_them() -> None:
-    """Draws are kept by what they depend on (a learner's second check, a wrong variant with the same
-    schema): the second draw is the first one again, handed out as a copy of its own."""
-    from mcp_notebook.lessons import _inputs
-
-    _inputs._DRAWN.clear()
-    first = draws([SCHEMA], seed=11, count=30, required=["start_hour", "unit"])
-    fresh = _inputs._draws(
-        _inputs.properties([SCHEMA]), {"start_hour", "unit"}, [], [], {}, seed=11, count=30, repeats=False
-    )
-    assert first == fresh and len(_inputs._DRAWN) == 1  # what a draw without keeping gives
-    first[0]["start_hour"] = "changed by a caller"
-    again = draws([SCHEMA], seed=11, count=30, required=["start_hour", "unit"])
-    assert again == fresh and again is not first
-    # Anything the draw depends on makes another: a constant in the code, the pools, the count.
-    draws([SCHEMA], seed=11, count=30, required=["start_hour", "unit"], sources=["x = 451"])
-    draws([SCHEMA], seed=11, count=30, required=["start_hour"])
-    assert len(_inputs._DRAWN) == 3
-
-
 def test_a_check_tries_the_examples_first_then_at_least_thirty_draws() -> None:
     examples = [{"start_hour": 10, "unit": "C"}, {"start_hour": 7, "unit": "F"}]
     tried = inputs([SCHEMA], examples=examples, seed=1, count=30, required=["start_hour", "unit"])
