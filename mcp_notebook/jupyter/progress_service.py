@@ -27,18 +27,21 @@ service's working folder).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import os
 import re
+import signal
 import sqlite3
+import sys
 import threading
 from typing import Any
 from urllib.parse import quote
 
 from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler
 from jupyterhub.utils import url_path_join
-from tornado import ioloop, web
+from tornado import web
 from tornado.httpclient import AsyncHTTPClient
 
 from ..core._text import t
@@ -69,6 +72,10 @@ class Records:
             before = self._db.total_changes
             self._db.executemany("INSERT OR IGNORE INTO records VALUES (?, ?, ?, ?, ?, ?)", rows)
             return self._db.total_changes - before
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
 
     def table(self) -> dict[str, Any]:
         """``{"exercises": ["01/q1", ...], "students": {user: {"01/q1": {"outcome", "attempts"}}}}``."""
@@ -274,11 +281,33 @@ def main() -> None:
     from urllib.parse import urlsplit
 
     hub_auth = HubOAuth(cache_max_age=60)
-    records = Records(os.environ.get(DB_VARIABLE) or "progress.sqlite3")
+    path = os.environ.get(DB_VARIABLE) or "progress.sqlite3"
+    records = Records(path)
     address = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:10101")
     app = make_app(hub_auth, records)
-    app.listen(address.port or 80, address.hostname or "127.0.0.1")
-    ioloop.IOLoop.current().start()
+    try:
+        asyncio.run(_serve(app, address.hostname or "127.0.0.1", address.port or 80))
+    finally:
+        records.close()
+    print(t("progress.stopped", path=os.path.abspath(path)), file=sys.stderr, flush=True)
+
+
+async def _serve(app: web.Application, host: str, port: int) -> None:
+    """Serve until the hub stops the service.
+
+    The hub stops a service with SIGINT, then SIGTERM after 10 s. Both end the service at once,
+    without a traceback in the hub's log, also where the hub was started with SIGINT ignored (a
+    shell's background job, ``nohup``): the handlers are set here, not inherited.
+    """
+    server = app.listen(port, host)
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopped.set)
+    url = f"http://{host}:{port}{os.environ.get('JUPYTERHUB_SERVICE_PREFIX') or '/'}"
+    print(t("progress.serving", url=url), file=sys.stderr, flush=True)  # in the hub's log: up, and where
+    await stopped.wait()
+    server.stop()
 
 
 if __name__ == "__main__":
