@@ -332,3 +332,40 @@ def _instances_of(name: str) -> list[Any]:
     from ipywidgets.widgets.widget import _instances
 
     return [widget for widget in list(_instances.values()) if type(widget).__name__ == name]
+
+
+def test_a_full_activity_log_goes_to_the_browser_a_few_times_a_second_not_ten() -> None:
+    """Each render sends the whole log: under a steady stream of calls a full log (200 rows) is sent
+    at most about `CHARS_PER_SECOND` characters a second; a short log still follows each call at
+    once (up to `RENDERS_PER_SECOND`)."""
+    from mcp_notebook.widgets._activity import CHARS_PER_SECOND, RENDERS_PER_SECOND, render_pause
+
+    assert render_pause(2_000) == 1 / RENDERS_PER_SECOND  # a learner's first calls: at once
+    now = time.time()
+    view = ActivityView()
+    sent: list[int] = []
+    try:
+        for n in range(view.max_entries):
+            view.add(record("tools/call", now + n, 0.001, tool="echo", arguments={"tag": "x" * 400}))
+        view.flush()
+        full = len(view.value)
+        assert full > CHARS_PER_SECOND / RENDERS_PER_SECOND  # a full log is past the render budget
+        view.table.observe(lambda change: sent.append(len(change["new"])), names="value")
+        stop = threading.Event()
+
+        def calls() -> None:  # a busy server: a call every millisecond
+            n = view.max_entries
+            while not stop.wait(0.001):
+                n += 1
+                view.add(record("tools/call", now + n, 0.001, tool="echo", arguments={"tag": "x" * 400}))
+
+        feeder = threading.Thread(target=calls, daemon=True)
+        feeder.start()
+        stop.wait(2.0)  # the stretch of time being measured, not a synchronisation
+        stop.set()
+        feeder.join(10)
+    finally:
+        view.close()
+    seconds = 2.0
+    assert sent, "the log was not rendered at all under load"
+    assert sum(sent) <= CHARS_PER_SECOND * seconds + full, (len(sent), full)  # was 10 renders a second
