@@ -6,8 +6,8 @@ once), and a thread of the view's own turns queued records into HTML, in batches
 fast, at most `RENDERS_PER_SECOND` times a second and at most `CHARS_PER_SECOND` of HTML a second:
 each render sends the whole log to the browser, and a person reads no faster. A short log follows
 each call at once; a full one (200 rows of a busy server, about 300 kB) goes out about three times a
-second, not ten (measured in a kernel under 8 clients: the panel's renders in flight held 1.3 MB of
-the kernel's growth under load, all of it freed once the load stopped). The log is one HTML widget whose rows are ``<details>`` elements (the
+second, not ten: 1 MB a second of widget messages through the kernel's IOPub and the Jupyter server
+under load, not 3. The log is one HTML widget whose rows are ``<details>`` elements (the
 summary a row of the table, the wire under it when opened), so a busy server adds text, not widgets
 (a widget per row would pile up in the kernel and the browser). Rows are kept in the order requests
 arrived, though a long call is recorded only when it ends.
