@@ -297,7 +297,7 @@ async def _serve(app: web.Application, host: str, port: int) -> None:
 
     The hub stops a service with SIGINT, then SIGTERM after 10 s. Both end the service at once,
     without a traceback in the hub's log, also where the hub was started with SIGINT ignored (a
-    shell's background job, ``nohup``): the handlers are set here, not inherited.
+    background job of a shell without job control): the handlers are set here, not inherited.
     """
     server = app.listen(port, host)
     stopped = asyncio.Event()

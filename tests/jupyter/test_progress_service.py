@@ -1,9 +1,9 @@
 """The class's progress service, run as the hub runs it: it stops when the hub stops it.
 
 JupyterHub stops a service with SIGINT and, 10 s later, SIGTERM. A hub started where SIGINT is
-ignored (a shell's background job, ``nohup``) passes that on to the service it starts: the service
-sets its own handlers, so either signal ends it at once, its records closed, with no traceback in
-the hub's log.
+ignored (a background job of a shell without job control) passes that on to the service it starts:
+the service sets its own handlers, so either signal ends it at once, its records closed, with no
+traceback in the hub's log.
 """
 
 from __future__ import annotations
