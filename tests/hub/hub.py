@@ -190,22 +190,36 @@ class Hub:
     def home(self, name: str) -> Path:
         return self.folder / "home" / name
 
-    def start_kernel(self, name: str) -> tuple[str, Kernel]:
-        """A kernel in user `name`'s server (its REST API, as JupyterLab starts one), attached to."""
-        answer = httpx.post(
-            f"{self.url}/user/{name}/api/kernels",
-            json={"name": "python3"},
-            headers={"Authorization": f"token {self.admin_token}"},
-            timeout=60,
-        )
-        assert answer.status_code == 201, answer.text
-        kernel_id = answer.json()["id"]
-        found = wait_until(
-            lambda: next(iter(self.home(name).rglob(f"kernel-{kernel_id}.json")), None),
-            60,
-            "the kernel wrote no connection file",
-        )
-        return kernel_id, Kernel(connection_file=str(found))
+    def start_kernel(self, name: str, attempts: int = 3) -> tuple[str, Kernel]:
+        """A kernel in user `name`'s server (its REST API, as JupyterLab starts one), attached to.
+
+        A kernel that dies binding a port another process took meanwhile (jupyter_client picks its
+        ports by binding and releasing them) is deleted and another one started, up to `attempts`
+        times (as `tests.jupyter.servers.JupyterServer.start_kernel`).
+        """
+        for attempt in range(attempts):
+            answer = httpx.post(
+                f"{self.url}/user/{name}/api/kernels",
+                json={"name": "python3"},
+                headers={"Authorization": f"token {self.admin_token}"},
+                timeout=60,
+            )
+            assert answer.status_code == 201, answer.text
+            kernel_id = answer.json()["id"]
+            found = wait_until(
+                lambda kernel_id=kernel_id: next(
+                    iter(self.home(name).rglob(f"kernel-{kernel_id}.json")), None
+                ),
+                60,
+                "the kernel wrote no connection file",
+            )
+            try:
+                return kernel_id, Kernel(connection_file=str(found))
+            except RuntimeError as exc:
+                if "died" not in str(exc) or attempt == attempts - 1:
+                    raise
+                self.stop_kernel(name, kernel_id)
+        raise AssertionError("unreachable")
 
     def stop_kernel(self, name: str, kernel_id: str) -> None:
         """Shut down a kernel of user `name`'s server (its REST API, as JupyterLab does)."""
