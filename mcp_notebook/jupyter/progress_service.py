@@ -30,11 +30,11 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
 import os
 import re
 import signal
 import sqlite3
-import sys
 import threading
 from typing import Any
 from urllib.parse import quote
@@ -50,6 +50,7 @@ GROUP_VARIABLE = "MCP_NOTEBOOK_PROGRESS_GROUP"
 DB_VARIABLE = "MCP_NOTEBOOK_PROGRESS_DB"
 MAX_RECORDS = 500
 MAX_BODY = 1024 * 1024  # 500 records of short fields take well under a tenth of it
+log = logging.getLogger("mcp_notebook.progress")
 _SHORT = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 _TIME = re.compile(r"[0-9T:.+\-Z]{10,40}")
 
@@ -280,6 +281,12 @@ def main() -> None:
     """Run the service as the hub starts it (its settings come from the hub's environment)."""
     from urllib.parse import urlsplit
 
+    # Its own lines go to stderr, which the hub writes into its log. Only its own: tornado's access
+    # log would write each request's URL there, an OAuth callback's code among them.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[%(levelname).1s %(asctime)s mcp-progress] %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
     hub_auth = HubOAuth(cache_max_age=60)
     path = os.environ.get(DB_VARIABLE) or "progress.sqlite3"
     records = Records(path)
@@ -289,7 +296,7 @@ def main() -> None:
         asyncio.run(_serve(app, address.hostname or "127.0.0.1", address.port or 80))
     finally:
         records.close()
-    print(t("progress.stopped", path=os.path.abspath(path)), file=sys.stderr, flush=True)
+    log.info(t("progress.stopped", path=os.path.abspath(path)))
 
 
 async def _serve(app: web.Application, host: str, port: int) -> None:
@@ -305,7 +312,7 @@ async def _serve(app: web.Application, host: str, port: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stopped.set)
     url = f"http://{host}:{port}{os.environ.get('JUPYTERHUB_SERVICE_PREFIX') or '/'}"
-    print(t("progress.serving", url=url), file=sys.stderr, flush=True)  # in the hub's log: up, and where
+    log.info(t("progress.serving", url=url))  # in the hub's log: up, and where
     await stopped.wait()
     server.stop()
 

@@ -47,8 +47,11 @@ def test_the_progress_service_stops_at_once_on_the_hubs_signal(tmp_path: Path, s
     service = start_service(tmp_path, port)
     try:
         assert service.stderr is not None
-        ready = service.stderr.readline()  # written once it listens: the hub's log says where
-        assert f"serving on http://127.0.0.1:{port}/services/mcp-progress/" in ready, ready
+        serving = f"serving on http://127.0.0.1:{port}/services/mcp-progress/"
+        lines = [service.stderr.readline()]  # logged once it listens: the hub's log says where
+        while lines[-1] and serving not in lines[-1]:
+            lines.append(service.stderr.readline())
+        assert serving in lines[-1], lines
         service.send_signal(signum)
         _, rest = service.communicate(timeout=10)  # the hub would wait 10 s before its next signal
     finally:
