@@ -7,6 +7,8 @@ import queue
 import socket
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -149,6 +151,27 @@ class Kernel:
         self.client.stop_channels()
         if self.manager is not None:
             self.manager.shutdown_kernel(now=False)
+
+
+def attach_started(
+    start: Callable[[], tuple[str, Path]], delete: Callable[[str], Any], attempts: int = 3
+) -> tuple[str, Kernel]:
+    """Attach to a kernel a Jupyter server starts (`start`: its id and connection file).
+
+    jupyter_client chooses a kernel's TCP ports by binding and releasing them; with tests in several
+    processes another one can take a port in between, and the kernel dies binding it ("Address
+    already in use"). Such a kernel is deleted (`delete`) and another one started, new ports and
+    all, up to `attempts` times.
+    """
+    for attempt in range(attempts):
+        kernel_id, connection_file = start()
+        try:
+            return kernel_id, Kernel(connection_file=str(connection_file))
+        except RuntimeError as exc:
+            if "died" not in str(exc) or attempt == attempts - 1:
+                raise
+            delete(kernel_id)
+    raise AssertionError("unreachable")
 
 
 class Outputs:

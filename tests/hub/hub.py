@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from tests.kernel import Kernel
+from tests.kernel import Kernel, attach_started
 from tests.npm import PROXY, PROXY_VERSION, node_command
 
 
@@ -190,14 +190,10 @@ class Hub:
     def home(self, name: str) -> Path:
         return self.folder / "home" / name
 
-    def start_kernel(self, name: str, attempts: int = 3) -> tuple[str, Kernel]:
-        """A kernel in user `name`'s server (its REST API, as JupyterLab starts one), attached to.
+    def start_kernel(self, name: str) -> tuple[str, Kernel]:
+        """A kernel in user `name`'s server (its REST API, as JupyterLab starts one), attached to."""
 
-        A kernel that dies binding a port another process took meanwhile (jupyter_client picks its
-        ports by binding and releasing them) is deleted and another one started, up to `attempts`
-        times (as `tests.jupyter.servers.JupyterServer.start_kernel`).
-        """
-        for attempt in range(attempts):
+        def start() -> tuple[str, Path]:
             answer = httpx.post(
                 f"{self.url}/user/{name}/api/kernels",
                 json={"name": "python3"},
@@ -207,19 +203,13 @@ class Hub:
             assert answer.status_code == 201, answer.text
             kernel_id = answer.json()["id"]
             found = wait_until(
-                lambda kernel_id=kernel_id: next(
-                    iter(self.home(name).rglob(f"kernel-{kernel_id}.json")), None
-                ),
+                lambda: next(iter(self.home(name).rglob(f"kernel-{kernel_id}.json")), None),
                 60,
                 "the kernel wrote no connection file",
             )
-            try:
-                return kernel_id, Kernel(connection_file=str(found))
-            except RuntimeError as exc:
-                if "died" not in str(exc) or attempt == attempts - 1:
-                    raise
-                self.stop_kernel(name, kernel_id)
-        raise AssertionError("unreachable")
+            return kernel_id, found
+
+        return attach_started(start, lambda kernel_id: self.stop_kernel(name, kernel_id))
 
     def stop_kernel(self, name: str, kernel_id: str) -> None:
         """Shut down a kernel of user `name`'s server (its REST API, as JupyterLab does)."""

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from mcp_notebook.client._http import tls_context
-from tests.kernel import Kernel
+from tests.kernel import Kernel, attach_started
 
 # The cell every notebook of these tests runs: tools that say who calls, and a server named "shop".
 SERVE = """
@@ -126,27 +126,18 @@ class JupyterServer:
         headers = {"Authorization": f"token {self.token}", **kwargs.pop("headers", {})}
         return httpx.request(method, f"{self.url}{path}", headers=headers, timeout=30, **kwargs)
 
-    def start_kernel(self, attempts: int = 3) -> tuple[str, Kernel]:
-        """A new kernel of this server (its REST API, as JupyterLab starts one), attached to.
+    def start_kernel(self) -> tuple[str, Kernel]:
+        """A new kernel of this server (its REST API, as JupyterLab starts one), attached to."""
 
-        jupyter_client chooses a kernel's TCP ports by binding and releasing them; with tests in
-        several processes another one can take a port in between, and the kernel dies binding it
-        ("Address already in use"). Such a kernel is deleted and another one started, new ports
-        and all, up to `attempts` times.
-        """
-        for attempt in range(attempts):
+        def start() -> tuple[str, Path]:
             answer = self.api("POST", "/api/kernels", json={"name": "python3"})
             answer.raise_for_status()
             kernel_id = answer.json()["id"]
             connection_file = self.runtime_dir / f"kernel-{kernel_id}.json"
             wait_until(connection_file.is_file, 30, "the kernel wrote no connection file")
-            try:
-                return kernel_id, Kernel(connection_file=str(connection_file))
-            except RuntimeError as exc:
-                if "died" not in str(exc) or attempt == attempts - 1:
-                    raise
-                self.api("DELETE", f"/api/kernels/{kernel_id}")
-        raise AssertionError("unreachable")
+            return kernel_id, connection_file
+
+        return attach_started(start, lambda kernel_id: self.api("DELETE", f"/api/kernels/{kernel_id}"))
 
     def stop(self) -> None:
         self.process.terminate()
