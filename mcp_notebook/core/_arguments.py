@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from ._constraint_text import constraint_message, type_message
+from ._jsonschema import load_jsonschema
 from ._quickcheck import quick_check
 from ._schema import _hints, _namespace, _param_default
 from ._text import t
@@ -58,9 +59,9 @@ def _format_check(parse: Callable[[str], Any]) -> Callable[[object], bool]:
 
 @functools.cache
 def _formats() -> Any:
-    """The format checker, built on first use: importing jsonschema can take most of a second
-    (with the optional format libraries that JupyterLab installs), which `%load_ext` must not pay."""
-    import jsonschema
+    """The format checker, built on first use: importing jsonschema takes a while, which `%load_ext`
+    must not pay (`_jsonschema` keeps the worst of it off even then)."""
+    jsonschema = load_jsonschema()
 
     formats = jsonschema.FormatChecker(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
     for name, tp in (("date-time", dt.datetime), ("date", dt.date), ("time", dt.time), ("uuid", uuid.UUID)):
@@ -78,7 +79,7 @@ def compile_validator(schema: Mapping[str, Any]) -> Validator:
     # The schema itself is kept in the cache, so its id cannot be reused by another object.
     if cached is not None and cached[0] is schema:
         return cached[1]
-    import jsonschema
+    jsonschema = load_jsonschema()
 
     validator = jsonschema.Draft202012Validator(schema, format_checker=_formats())
     if len(_VALIDATORS) >= 512:

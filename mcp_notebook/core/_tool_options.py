@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ._apps import Visibility, check_app_uri, check_visibility
 from ._errors import ToolDefinitionError
 from ._icons import IconsOption, check_icons
+from ._jsonschema import load_jsonschema
 from ._tasks import TASK_SUPPORT, TaskSupport
 from ._text import t
 
@@ -177,7 +178,7 @@ class ToolOptions:
 def _check_schema(name: str, schema: dict[str, Any], message: str) -> None:
     # Spec 2025-11-25 server/tools: inputSchema and outputSchema are JSON Schema objects whose root is
     # an object (arguments and structuredContent are JSON objects).
-    import jsonschema  # only for an explicit override: defining a tool stays cheap
+    jsonschema = load_jsonschema()  # only for an explicit override: defining a tool stays cheap
 
     try:
         jsonschema.Draft202012Validator.check_schema(schema)

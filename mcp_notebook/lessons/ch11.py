@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any
 
+from ..core._jsonschema import load_jsonschema
 from ..core._text import clip, t
 from ._behaviour import Verdict
 from ._content import load_exercises
@@ -47,7 +48,7 @@ def lesson_servers() -> tuple[Any, Any]:
         if _servers is None:
             # The app's first call would import the argument checker's library (seconds on a busy
             # machine) while a client waits for its answer: imported here, before anyone waits.
-            import jsonschema  # noqa: F401
+            load_jsonschema()
 
             from ..core._catalogue import Catalogue
             from .servers.authorization import AuthorizationServer
