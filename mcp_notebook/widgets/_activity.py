@@ -3,18 +3,20 @@ decision, duration, outcome), newest last, with a filter and each request's JSON
 
 Rendering is kept off the server's path: a request only queues its record (the server answers at
 once), and a thread of the view's own turns queued records into HTML, in batches when they come
-fast, at most `RENDERS_PER_SECOND` times a second and at most `CHARS_PER_SECOND` of HTML a second:
-each render sends the whole log to the browser, and a person reads no faster. A short log follows
-each call at once; a full one (200 rows of a busy server, about 300 kB) goes out about three times a
-second, not ten: 1 MB a second of widget messages through the kernel's IOPub and the Jupyter server
-under load, not 3. The log is one HTML widget whose rows are ``<details>`` elements (the
-summary a row of the table, the wire under it when opened), so a busy server adds text, not widgets
-(a widget per row would pile up in the kernel and the browser). Rows are kept in the order requests
-arrived, though a long call is recorded only when it ends.
+fast, at most `RENDERS_PER_SECOND` times a second and at most `CHARS_PER_SECOND` of HTML a second.
 
-The log is held once: the HTML shown (while no filter is set) is the very string the view keeps,
-each row a known stretch of it, so a full log of rows costs its text once, not again as a list of
-rows (a kernel serving for hours holds its 200 rows the whole time).
+The rows are HTML, not widgets (a widget per row would pile up in the kernel and the browser): each
+row a ``<details>`` element (the summary a row of the table, the wire under it when opened), held in
+pages of about `PAGE_CHARS` characters, each page one HTML widget. A render sends only the pages
+that changed: under load, the newest page and the oldest (a row dropped from it), tens of kB, not
+the whole log (200 rows of a busy server, about 300 kB). The whole log sent ten times a second was
+3 MB a second of widget messages through the kernel's IOPub and the Jupyter server, and each send
+held several copies of it in the kernel (the message, its JSON, its bytes) while it went out.
+Rows are kept in the order requests arrived, though a long call is recorded only when it ends.
+
+Each page's rows are held once: the HTML a page shows (while no filter is set) is the very string
+it keeps, each row a known stretch of it, so a full log costs its text once (a kernel serving for
+hours holds its 200 rows the whole time).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ._style import human_duration
 
 MAX_ENTRIES = 200
 MAX_WIRE_CHARS = 20_000  # one row's wire view; the whole exchange stays in srv.activity / export
+PAGE_CHARS = 32_000  # a page takes rows until its HTML is this long (a row is about 1.5 kB)
 RENDERS_PER_SECOND = 10
 CHARS_PER_SECOND = 1_000_000  # of the log's HTML sent to the browser, over all renders
 NUMBER = " class='mcp-num'"  # the duration's cell: numbers line up on the right
@@ -48,8 +51,51 @@ NUMBER = " class='mcp-num'"  # the duration's cell: numbers line up on the right
 class _Row:
     started: float
     seq: int
-    length: int = field(compare=False)  # of its HTML, a stretch of the log's (`ActivityView._log`)
+    length: int = field(compare=False)  # of its HTML, a stretch of its page's (`_Page.html`)
     text: str = field(compare=False)  # what the filter searches, lower-cased
+
+
+class _Page:
+    """A run of consecutive rows, shown by one widget: its HTML (`html`) is what the widget shows."""
+
+    __slots__ = ("changed", "html", "rows", "widget")
+
+    def __init__(self) -> None:
+        self.rows: list[_Row] = []
+        self.html = _PAGE_OPENING + _CLOSING  # the rows' HTML in their order, inside the page's tags
+        self.changed = True
+        self.widget = widgets.HTML("")
+        self.widget.add_class("mcp-log-page")
+
+    def append(self, row: _Row, markup: str) -> None:
+        self.rows.append(row)
+        self.html = f"{self.html[: -len(_CLOSING)]}{markup}{_CLOSING}"
+        self.changed = True
+
+    def splice(self, index: int, markup: str, *, replace: bool = False) -> None:
+        """Put `markup` in as row `index` (already in `rows`), or in place of its HTML (`replace`)."""
+        row = self.rows[index]
+        start = len(_PAGE_OPENING) + sum(row.length for row in self.rows[:index])
+        end = start + row.length if replace else start
+        self.html = self.html[:start] + markup + self.html[end:]
+        row.length = len(markup)
+        self.changed = True
+
+    def drop_first(self) -> None:
+        start = len(_PAGE_OPENING)
+        self.html = self.html[:start] + self.html[start + self.rows.pop(0).length :]
+        self.changed = True
+
+    def shown(self, needle: str) -> str:
+        """The page's HTML with the rows the filter lets through (without one: `html` itself, held once)."""
+        if not needle:
+            return self.html
+        kept, start = [], len(_PAGE_OPENING)
+        for row in self.rows:
+            if needle in row.text:
+                kept.append(self.html[start : start + row.length])
+            start += row.length
+        return f"{_PAGE_OPENING}{''.join(kept)}{_CLOSING}"
 
 
 class ActivityView(widgets.VBox):
@@ -68,31 +114,37 @@ class ActivityView(widgets.VBox):
             layout=widgets.Layout(width="auto", max_width="36em"),
         )
         self.count = widgets.HTML("")
-        self.table = widgets.HTML(_empty())
-        self._rows: list[_Row] = []
-        # The rows' HTML, in their order, between the log's opening and closing tags: the value shown.
-        self._head = _opening()
-        self._log = self._head + _CLOSING
-        self._cut = 0  # characters of rows dropped from the front, not yet taken out of `_log`
-        self._appended: list[str] = []  # rows' HTML added at the end, not yet joined into `_log`
+        self.head = widgets.HTML(_empty())  # the header row (in the language in force), or "no requests yet"
+        self.pages = widgets.VBox([])
+        self.pages.add_class("mcp-log-pages")
+        self._pages: list[_Page] = []
         self._seq = itertools.count()
         self._last: tuple[Any, ...] | None = None  # what the newest row says, when it is a task's poll
         self._last_row: _Row | None = None
         self._repeats = 1
+        self._needle = ""  # the filter the pages show
+        self.sent = 0  # characters of HTML sent to the browser by renders so far
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopped = threading.Event()  # ends the pause between renders at once
         self._closed = False
-        super().__init__([self.filter, self.count, self.table])
+        super().__init__([self.filter, self.count, self.head, self.pages])
         self.add_class("mcp-activity")
         self.filter.observe(lambda change: self._render(), names=["value"])
         threading.Thread(target=self._run, name="mcp-notebook-activity", daemon=True).start()
 
     @property
     def value(self) -> str:
-        """The log's HTML as shown now (the rows the filter lets through)."""
-        return str(self.table.value)
+        """The log's HTML as shown now (the rows the filter lets through), as one table."""
+        if not any(page.rows for page in self._pages):
+            return _empty()
+        shown = (str(page.widget.value)[len(_PAGE_OPENING) : -len(_CLOSING)] for page in self._pages)
+        return f"{_opening()}{''.join(shown)}{_CLOSING}"
+
+    @property
+    def _rows(self) -> list[_Row]:
+        return [row for page in self._pages for row in page.rows]
 
     def add(self, record: Any) -> None:
         """Queue one record (called on the server's thread: cheap, never renders)."""
@@ -115,80 +167,75 @@ class ActivityView(widgets.VBox):
         if added and self._on_render is not None:
             self._on_render()
 
+    def _find(self, row: _Row) -> tuple[_Page, int] | None:
+        for page in self._pages:
+            if page.rows and page.rows[0] <= row <= page.rows[-1]:
+                index = bisect.bisect_left(page.rows, row)
+                if index < len(page.rows) and page.rows[index] is row:
+                    return page, index
+        return None
+
     def _take(self, record: Any) -> None:
         key = poll_key(record)
-        if key is not None and key == self._last and self._last_row in self._rows:
+        found = (
+            self._find(self._last_row) if key is not None and key == self._last and self._last_row else None
+        )
+        if found is not None:
             # Another poll of a task that says nothing new: its row counts it and shows the latest
             # one (its wire), so polls never push real calls out of the log.
             self._repeats += 1
-            row = self._last_row
-            assert row is not None
-            self._splice(self._rows.index(row), render_row(record, self._repeats), replace=True)
-            row.text = search_text(record)
+            page, index = found
+            page.splice(index, render_row(record, self._repeats), replace=True)
+            page.rows[index].text = search_text(record)
             return
         self._last, self._repeats = key, 1
         markup = render_row(record)
         row = _Row(record.started, next(self._seq), len(markup), search_text(record))
-        index = bisect.bisect(self._rows, row)
-        self._rows.insert(index, row)
-        if index == len(self._rows) - 1:
-            self._appended.append(markup)  # the usual case: joined with the others of this batch
-        else:
-            self._splice(index, markup)
+        last = self._pages[-1] if self._pages else None
+        if last is None or not last.rows or last.rows[-1] < row:  # the usual case: the newest row
+            if last is None or (last.rows and len(last.html) >= PAGE_CHARS):
+                last = _Page()
+                self._pages.append(last)
+            last.append(row, markup)
+        else:  # a long call, recorded when it ended: in the page of the rows around its start
+            page = next(page for page in self._pages if row < page.rows[-1])
+            index = bisect.bisect(page.rows, row)
+            page.rows.insert(index, row)
+            page.splice(index, markup)
         self._last_row = row
-        while len(self._rows) > self.max_entries:
-            self._cut += self._rows.pop(0).length
-
-    def _joined(self) -> str:
-        """The whole log, with the rows added and dropped since the last render taken in."""
-        head = _opening()  # the header row follows the language in force
-        if self._cut or self._appended or head != self._head:
-            start, end = len(self._head), len(self._log) - len(_CLOSING)
-            added = "".join(self._appended)
-            if self._cut <= end - start:
-                body = self._log[start + self._cut : end] + added
-            else:  # rows added and dropped again within one batch
-                body = added[self._cut - (end - start) :]
-            self._log = f"{head}{body}{_CLOSING}"
-            self._head, self._cut, self._appended = head, 0, []
-        return self._log
-
-    def _offset(self, index: int) -> int:
-        return len(self._head) + sum(row.length for row in self._rows[:index])
-
-    def _splice(self, index: int, markup: str, *, replace: bool = False) -> None:
-        """Put `markup` in as row `index` (already in `_rows`), or in place of its HTML (`replace`)."""
-        log = self._joined()
-        row = self._rows[index]
-        start = self._offset(index)
-        end = start + row.length if replace else start
-        self._log = log[:start] + markup + log[end:]
-        row.length = len(markup)
+        total = sum(len(page.rows) for page in self._pages)
+        while total > self.max_entries:
+            first = self._pages[0]
+            first.drop_first()
+            total -= 1
+            if not first.rows:
+                self._pages.pop(0).widget.close()
 
     def _render(self) -> None:
         with self._lock:
-            self._render_locked()
+            self._render_locked(refilter=True)
 
-    def _render_locked(self) -> None:
+    def _render_locked(self, refilter: bool = False) -> None:
         needle = str(self.filter.value).strip().lower()
-        rows = [row for row in self._rows if needle in row.text] if needle else self._rows
+        if needle != self._needle:
+            self._needle, refilter = needle, True
+        rows = self._rows
+        shown = sum(1 for row in rows if needle in row.text) if needle else len(rows)
         self.count.value = (
-            f"<span class='mcp-muted'>{html.escape(t('activity.shown', shown=len(rows), total=len(self._rows)))}</span>"
+            f"<span class='mcp-muted'>{html.escape(t('activity.shown', shown=shown, total=len(rows)))}</span>"
             if needle
             else ""
         )
-        log = self._joined()
-        if not self._rows:
-            self.table.value = _empty()
-        elif not needle:
-            self.table.value = log  # the same string: the log is held once
-        else:
-            shown, start = [], len(self._head)
-            for row in self._rows:
-                if needle in row.text:
-                    shown.append(log[start : start + row.length])
-                start += row.length
-            self.table.value = f"{self._head}{''.join(shown)}{_CLOSING}"
+        self.head.value = _head() if rows else _empty()  # the header row follows the language in force
+        for page in self._pages:
+            if page.changed or refilter:
+                value = page.shown(needle)
+                self.sent += len(value)
+                page.widget.value = value
+                page.changed = False
+        children = tuple(page.widget for page in self._pages)
+        if self.pages.children != children:
+            self.pages.children = children
 
     def _run(self) -> None:
         while True:
@@ -196,12 +243,13 @@ class ActivityView(widgets.VBox):
             self._wake.clear()
             if self._closed:
                 return
+            sent = self.sent
             try:
                 self.flush()
             except Exception:  # a record that cannot be shown must not end the view
                 continue
             # Records that arrive meanwhile wait in the queue and go out together in the next render.
-            self._stopped.wait(render_pause(len(self.table.value)))
+            self._stopped.wait(render_pause(self.sent - sent))
 
     def stop(self) -> None:
         """Render what is queued and end the thread (the rows stay on show)."""
@@ -212,6 +260,8 @@ class ActivityView(widgets.VBox):
 
     def close(self) -> None:
         self.stop()
+        for page in self._pages:
+            page.widget.close()
         super().close()
 
 
@@ -230,7 +280,16 @@ def _opening() -> str:
     return f"<div class='mcp-log'><div class='mcp-log-head'>{cells}</div>"
 
 
+def _head() -> str:
+    return _opening() + _CLOSING
+
+
 _CLOSING = "</div>"
+_PAGE_OPENING = "<div class='mcp-log'>"
+
+
+def _page_html(body: str) -> str:
+    return f"{_PAGE_OPENING}{body}{_CLOSING}"
 
 
 def poll_key(record: Any) -> tuple[Any, ...] | None:

@@ -94,6 +94,7 @@ CSS = """
 .mcp-log-row > summary > span { min-width: 0; overflow-wrap: anywhere; }
 .mcp-log-row .mcp-num { text-align: right; }
 .mcp-log { container-type: inline-size; }
+.mcp-log-pages > .mcp-log-page { margin-top: 0; margin-bottom: 0; }  /* one table, though pages */
 @container (max-width: 40em) {
   .mcp-log-head { display: none; }
   .mcp-log-row > summary { grid-template-columns: 5.2em minmax(0, 1fr) minmax(0, 1fr); row-gap: 2px; }

@@ -187,20 +187,26 @@ def test_the_activity_log_is_a_table_in_arrival_order_with_a_filter() -> None:
         view.close()
 
 
-def test_the_activity_log_holds_its_rows_once_in_order_through_drops_polls_and_late_calls() -> None:
-    """The log is one string, each row a stretch of it: after rows come late (a long call), task
-    polls fold into one row, and the oldest drop out, in batches of every size, it reads as the
-    newest rows rendered anew, in the order their requests arrived."""
+@pytest.mark.parametrize("page_chars", [32_000, 1_500, 1])
+def test_the_activity_log_holds_its_rows_once_in_order_through_drops_polls_and_late_calls(
+    page_chars: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page of the log is one string, each row a stretch of it: after rows come late (a long
+    call), task polls fold into one row, and the oldest drop out, in batches of every size, with
+    pages of every size (one page; a row or two each; a row each), it reads as the newest rows
+    rendered anew, in the order their requests arrived."""
     import random
 
+    from mcp_notebook.widgets import _activity
     from mcp_notebook.widgets._activity import poll_key, render_row
 
+    monkeypatch.setattr(_activity, "PAGE_CHARS", page_chars)
     chance = random.Random(7)
     now = time.time()
     view = ActivityView(max_entries=7)
 
     def shown_as(rows: list[str]) -> str:
-        return f"{view._head}{''.join(rows)}</div>"
+        return f"{_activity._opening()}{''.join(rows)}</div>"
 
     try:
         expected: list[tuple[float, int, str, str]] = []  # (started, seq, html, search text), as kept
@@ -234,7 +240,11 @@ def test_the_activity_log_holds_its_rows_once_in_order_through_drops_polls_and_l
                 assert view.value == shown_as([row[2] for row in expected])
         view.flush()
         assert view.value == shown_as([row[2] for row in expected])
-        assert view.value is view._log  # shown as held: no second copy of the log
+        # Shown as held: no second copy of any page; the browser gets one widget per page.
+        assert all(page.widget.value is page.html for page in view._pages)
+        assert view.pages.children == tuple(page.widget for page in view._pages)
+        if page_chars == 1:
+            assert len(view._pages) == 7
         for needle in ("tasks/get", "echo"):
             view.filter.value = needle
             assert view.value == shown_as([row[2] for row in expected if needle in row[2]])
@@ -334,27 +344,53 @@ def _instances_of(name: str) -> list[Any]:
     return [widget for widget in list(_instances.values()) if type(widget).__name__ == name]
 
 
-def test_a_full_activity_log_goes_to_the_browser_a_few_times_a_second_not_ten() -> None:
-    """Each render sends the whole log: under a steady stream of calls a full log (200 rows) is sent
-    at most about `CHARS_PER_SECOND` characters a second; a short log still follows each call at
-    once (up to `RENDERS_PER_SECOND`)."""
-    from mcp_notebook.widgets._activity import CHARS_PER_SECOND, RENDERS_PER_SECOND, render_pause
+def test_a_busy_server_sends_the_browser_its_new_rows_not_its_whole_log_each_time() -> None:
+    """A render sends the pages that changed, not the whole log: with a full log (200 rows, about
+    300 kB), one more call sends its page and the oldest (a row dropped from it). Under a steady
+    stream of calls no widget message carries more than a page, and what goes out stays under
+    `CHARS_PER_SECOND`; a short log still follows each call at once (up to `RENDERS_PER_SECOND`)."""
+    from mcp_notebook.widgets._activity import (
+        CHARS_PER_SECOND,
+        MAX_WIRE_CHARS,
+        PAGE_CHARS,
+        RENDERS_PER_SECOND,
+        render_pause,
+    )
 
     assert render_pause(2_000) == 1 / RENDERS_PER_SECOND  # a learner's first calls: at once
     now = time.time()
     view = ActivityView()
-    sent: list[int] = []
+    messages: list[int] = []  # the length of each page's value sent
     try:
         for n in range(view.max_entries):
             view.add(record("tools/call", now + n, 0.001, tool="echo", arguments={"tag": "x" * 400}))
         view.flush()
         full = len(view.value)
-        assert full > CHARS_PER_SECOND / RENDERS_PER_SECOND  # a full log is past the render budget
-        view.table.observe(lambda change: sent.append(len(change["new"])), names="value")
+        assert full > 5 * PAGE_CHARS  # a full log: many pages
+        before = view.sent
+        view.add(record("tools/call", now + 1000, 0.001, tool="echo", arguments={"tag": "x" * 400}))
+        view.flush()
+        assert view.sent - before <= 2 * PAGE_CHARS + MAX_WIRE_CHARS, (view.sent - before, full)  # was `full`
+        assert len(view._rows) == view.max_entries
+
+        def watch(page: Any) -> None:
+            page.observe(lambda change: messages.append(len(change["new"])), names="value")
+
+        watched: set[int] = set()
+
+        def watch_pages(change: Any = None) -> None:
+            for page in view.pages.children:
+                if id(page) not in watched:
+                    watched.add(id(page))
+                    watch(page)
+
+        watch_pages()
+        view.pages.observe(watch_pages, names="children")
+        start = view.sent
         stop = threading.Event()
 
         def calls() -> None:  # a busy server: a call every millisecond
-            n = view.max_entries
+            n = 2000
             while not stop.wait(0.001):
                 n += 1
                 view.add(record("tools/call", now + n, 0.001, tool="echo", arguments={"tag": "x" * 400}))
@@ -364,8 +400,10 @@ def test_a_full_activity_log_goes_to_the_browser_a_few_times_a_second_not_ten() 
         stop.wait(2.0)  # the stretch of time being measured, not a synchronisation
         stop.set()
         feeder.join(10)
+        sent = view.sent - start
     finally:
         view.close()
     seconds = 2.0
-    assert sent, "the log was not rendered at all under load"
-    assert sum(sent) <= CHARS_PER_SECOND * seconds + full, (len(sent), full)  # was 10 renders a second
+    assert messages, "the log was not rendered at all under load"
+    assert max(messages) <= PAGE_CHARS + MAX_WIRE_CHARS + 2_000  # a page at most, never the log
+    assert sent <= CHARS_PER_SECOND * seconds + full, (len(messages), sent, full)
