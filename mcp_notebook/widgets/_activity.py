@@ -60,12 +60,11 @@ class _Page:
 
     __slots__ = ("changed", "html", "rows", "widget")
 
-    def __init__(self) -> None:
+    def __init__(self, widget: widgets.HTML) -> None:
         self.rows: list[_Row] = []
         self.html = _PAGE_OPENING + _CLOSING  # the rows' HTML in their order, inside the page's tags
         self.changed = True
-        self.widget = widgets.HTML("")
-        self.widget.add_class("mcp-log-page")
+        self.widget = widget
 
     def append(self, row: _Row, markup: str) -> None:
         self.rows.append(row)
@@ -118,6 +117,9 @@ class ActivityView(widgets.VBox):
         self.pages = widgets.VBox([])
         self.pages.add_class("mcp-log-pages")
         self._pages: list[_Page] = []
+        # The widgets of pages emptied, for the next pages: a page a second would otherwise leave a
+        # widget a second behind (closing an HTML widget leaves its layout and style widgets open).
+        self._spare: list[widgets.HTML] = []
         self._seq = itertools.count()
         self._last: tuple[Any, ...] | None = None  # what the newest row says, when it is a task's poll
         self._last_row: _Row | None = None
@@ -194,7 +196,7 @@ class ActivityView(widgets.VBox):
         last = self._pages[-1] if self._pages else None
         if last is None or not last.rows or last.rows[-1] < row:  # the usual case: the newest row
             if last is None or (last.rows and len(last.html) >= PAGE_CHARS):
-                last = _Page()
+                last = _Page(self._spare.pop() if self._spare else _page_widget())
                 self._pages.append(last)
             last.append(row, markup)
         else:  # a long call, recorded when it ended: in the page of the rows around its start
@@ -209,7 +211,7 @@ class ActivityView(widgets.VBox):
             first.drop_first()
             total -= 1
             if not first.rows:
-                self._pages.pop(0).widget.close()
+                self._spare.append(self._pages.pop(0).widget)
 
     def _render(self) -> None:
         with self._lock:
@@ -260,8 +262,9 @@ class ActivityView(widgets.VBox):
 
     def close(self) -> None:
         self.stop()
-        for page in self._pages:
-            page.widget.close()
+        for widget in [page.widget for page in self._pages] + self._spare:
+            for part in (widget.layout, widget.style, widget):
+                part.close()
         super().close()
 
 
@@ -286,6 +289,12 @@ def _head() -> str:
 
 _CLOSING = "</div>"
 _PAGE_OPENING = "<div class='mcp-log'>"
+
+
+def _page_widget() -> widgets.HTML:
+    widget = widgets.HTML("")
+    widget.add_class("mcp-log-page")
+    return widget
 
 
 def _page_html(body: str) -> str:

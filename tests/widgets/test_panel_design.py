@@ -344,6 +344,29 @@ def _instances_of(name: str) -> list[Any]:
     return [widget for widget in list(_instances.values()) if type(widget).__name__ == name]
 
 
+def test_a_log_that_runs_for_hours_keeps_the_same_few_widgets() -> None:
+    """Pages fill and empty as rows come and go; their widgets are used again, so a busy log does
+    not leave a widget (and its layout and style) behind for each page it has shown."""
+    from ipywidgets.widgets.widget import _instances
+
+    now = time.time()
+    view = ActivityView(max_entries=50)
+    try:
+        for n in range(10_000):
+            view.add(record("tools/call", now + n, 0.001, tool="echo", arguments={"tag": "x" * 400}))
+            if n % 25 == 24:
+                view.flush()
+                if n == 999:
+                    settled = len(_instances)
+        assert len(_instances) <= settled + 6, "pages' widgets pile up"  # was +3 per page shown: +750
+        pages = [page.widget for page in view._pages] + view._spare
+        assert len(view._rows) == 50 and len(pages) <= 4
+        parts = [part.model_id for page in pages for part in (page, page.layout, page.style)]
+    finally:
+        view.close()
+    assert not [part for part in parts if part in _instances], "closing the log left its pages' widgets open"
+
+
 def test_a_busy_server_sends_the_browser_its_new_rows_not_its_whole_log_each_time() -> None:
     """A render sends the pages that changed, not the whole log: with a full log (200 rows, about
     300 kB), one more call sends its page and the oldest (a row dropped from it). Under a steady
