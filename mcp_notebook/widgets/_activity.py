@@ -74,7 +74,7 @@ class _Page:
     def splice(self, index: int, markup: str, *, replace: bool = False) -> None:
         """Put `markup` in as row `index` (already in `rows`), or in place of its HTML (`replace`)."""
         row = self.rows[index]
-        start = len(_PAGE_OPENING) + sum(row.length for row in self.rows[:index])
+        start = len(_PAGE_OPENING) + sum(earlier.length for earlier in self.rows[:index])
         end = start + row.length if replace else start
         self.html = self.html[:start] + markup + self.html[end:]
         row.length = len(markup)
